@@ -1,0 +1,198 @@
+"""Dataset and Case contracts (SPEC A).
+
+A :class:`Dataset` is ``{id, version, description?, cases, tags, produced_by?}``; a :class:`Case`
+is pure data. The canonical JSON of the parsed model (defaults filled) is its identity, see
+``benchbook.datasets.identity``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, JsonValue, PositiveInt, model_validator
+
+from benchbook.contracts.common import (
+    STRICT,
+    ContentTags,
+    HttpUrl,
+    NonEmptyStr,
+    ResourceId,
+    SemVerStr,
+)
+from benchbook.contracts.provenance import Provenance
+
+
+class PromptEnv(BaseModel):
+    """Question answering with no world. ``context`` is optional text shown with the task."""
+
+    model_config = STRICT
+    kind: Literal["prompt"] = "prompt"
+    context: str | None = None
+
+
+class GitSource(BaseModel):
+    """A repository cloned from ``git`` (http(s) URL) and checked out at ``ref``."""
+
+    model_config = STRICT
+    git: HttpUrl
+    ref: NonEmptyStr
+
+
+class FilesSource(BaseModel):
+    """A repository made of the given files: ``{relative path: text}``."""
+
+    model_config = STRICT
+    files: dict[str, str]
+
+
+class PathSource(BaseModel):
+    """A repository already inside the case image (for example ``/testbed``)."""
+
+    model_config = STRICT
+    path: NonEmptyStr
+
+
+class RepoEnv(BaseModel):
+    """A code repository the agent works in; ``setup`` commands run before the harness."""
+
+    model_config = STRICT
+    kind: Literal["repo"] = "repo"
+    source: GitSource | FilesSource | PathSource
+    setup: list[str] = Field(default_factory=list)
+
+
+class BrowserEnv(BaseModel):
+    """A web browser, optionally opened at ``start_url``."""
+
+    model_config = STRICT
+    kind: Literal["browser"] = "browser"
+    start_url: HttpUrl | None = None
+
+
+class OsUseEnv(BaseModel):
+    """A desktop (computer use) on display ``display``."""
+
+    model_config = STRICT
+    kind: Literal["os-use"] = "os-use"
+    display: str = ":99"
+    setup: list[str] | None = None
+    screenshot_cmd: str | None = None
+    screenshot_path: str | None = None
+
+
+Env = Annotated[PromptEnv | RepoEnv | BrowserEnv | OsUseEnv, Field(discriminator="kind")]
+"""The four environment kinds, discriminated by ``kind``."""
+
+
+class Milestone(BaseModel):
+    """An intermediate expectation; gold data scored as ``judge:<judge>:milestone:<id>``."""
+
+    model_config = STRICT
+    id: NonEmptyStr
+    description: NonEmptyStr
+
+
+class GraderSpec(BaseModel):
+    """A grader family ``id`` (SPEC H) with its ``config``; unknown ids fail at run planning."""
+
+    model_config = STRICT
+    id: NonEmptyStr
+    config: dict[str, JsonValue] = Field(default_factory=dict)
+    direction: Literal["higher_is_better", "lower_is_better", "neutral"] | None = None
+
+
+class Placement(BaseModel):
+    """Where a case may run."""
+
+    model_config = STRICT
+    target: str | None = None
+    os: Literal["linux", "windows", "macos"] | None = None
+    isolation: str | None = None
+
+
+class Resources(BaseModel):
+    """Requested compute: CPU in millicores, memory in MB, GPU count."""
+
+    model_config = STRICT
+    cpu_millicores: PositiveInt | None = None
+    memory_mb: PositiveInt | None = None
+    gpu: Annotated[int, Field(ge=0)] | None = None
+
+
+class Network(BaseModel):
+    """Network policy; ``allowed_hosts`` only with ``mode = allowlist``."""
+
+    model_config = STRICT
+    mode: Literal["public", "none", "allowlist"] = "public"
+    allowed_hosts: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _hosts_only_with_allowlist(self) -> Network:
+        if self.allowed_hosts and self.mode != "allowlist":
+            raise ValueError("allowed_hosts is only allowed with mode 'allowlist'")
+        return self
+
+
+class Case(BaseModel):
+    """One evaluation case: pure data.
+
+    ``expected``, ``milestones`` and the metadata keys named in ``gold_fields`` are gold: they are
+    stored with the case but never handed to a harness. ``timeout_s`` is in seconds (> 0).
+    """
+
+    model_config = STRICT
+    id: Annotated[str, Field(min_length=1, max_length=512)]
+    env: Env
+    task: str
+    expected: str | None = None
+    milestones: list[Milestone] | None = None
+    graders: list[GraderSpec] = Field(default_factory=list)
+    image: str | None = None
+    timeout_s: PositiveInt = 1800
+    tags: ContentTags = Field(default_factory=list)
+    placement: Placement | None = None
+    resources: Resources | None = None
+    network: Network | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+    gold_fields: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _milestone_ids_unique(self) -> Case:
+        if self.milestones:
+            dupes = [k for k, n in Counter(m.id for m in self.milestones).items() if n > 1]
+            if dupes:
+                raise ValueError(f"duplicate milestone ids: {', '.join(dupes)}")
+        missing = [k for k in self.gold_fields if k not in self.metadata]
+        if missing:
+            raise ValueError(f"gold_fields name keys absent from metadata: {', '.join(missing)}")
+        return self
+
+
+def duplicate_ids(ids: list[str]) -> list[str]:
+    """The ids that occur more than once, in first-seen order."""
+    return [k for k, n in Counter(ids).items() if n > 1]
+
+
+class Dataset(BaseModel):
+    """A versioned dataset ``{id, version, description?, cases, tags, produced_by?}``.
+
+    Raises (on validation): a pydantic ``ValidationError`` when the id or version is malformed or
+    case ids repeat (the message lists the duplicates).
+    """
+
+    model_config = STRICT
+    id: ResourceId
+    version: SemVerStr
+    description: str | None = None
+    cases: list[Case] = Field(default_factory=list)
+    tags: ContentTags = Field(default_factory=list)
+    produced_by: Provenance | None = None
+
+    @model_validator(mode="after")
+    def _case_ids_unique(self) -> Dataset:
+        dupes = duplicate_ids([c.id for c in self.cases])
+        if dupes:
+            shown = ", ".join(dupes[:20])
+            raise ValueError(f"case ids must be unique within a version; duplicates: {shown}")
+        return self

@@ -1,0 +1,54 @@
+"""DatasetDiff contract (SPEC A)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field, JsonValue
+
+
+class FieldChange(BaseModel):
+    """One changed field: ``field`` is a dotted name (``expected``, ``metadata.level``)."""
+
+    field: str
+    before: JsonValue = None
+    after: JsonValue = None
+
+
+class CaseRef(BaseModel):
+    """An added or removed case, identified by id with its task text."""
+
+    id: str
+    task: str
+
+
+class ChangedCase(BaseModel):
+    """A case present in both versions whose content differs."""
+
+    id: str
+    changes: list[FieldChange]
+
+
+class DiffSummary(BaseModel):
+    """Counts of added, removed, changed and unchanged cases."""
+
+    added: int
+    removed: int
+    changed: int
+    unchanged: int
+
+
+class DatasetDiff(BaseModel):
+    """The difference between two versions of one dataset.
+
+    ``meta`` covers description, tags and produced_by; every case field and metadata key is
+    compared; key order never counts.
+    """
+
+    id: str
+    base: str
+    candidate: str
+    meta: list[FieldChange] = Field(default_factory=list)
+    added: list[CaseRef] = Field(default_factory=list)
+    removed: list[CaseRef] = Field(default_factory=list)
+    changed: list[ChangedCase] = Field(default_factory=list)
+    unchanged: int = 0
+    summary: DiffSummary

@@ -1,0 +1,101 @@
+"""Recipe (adapter spec) and Mapping contracts (SPEC A, E.3)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, Field, JsonValue, model_validator
+
+from benchbook.contracts.common import STRICT, HttpUrl, NonEmptyStr, ResourceId, SemVerStr
+from benchbook.contracts.dataset import GraderSpec, Placement
+from benchbook.contracts.provenance import Origin, Scoring
+
+EnvChoice = Literal["auto", "prompt", "repo", "browser", "os-use"]
+FileFormat = Literal["csv", "jsonl", "json", "parquet"]
+
+
+class Mapping(BaseModel):
+    """How source rows become cases (SPEC E.3).
+
+    Templates (``task_template``, ``files_template`` values, grader templates) use ``{field}``,
+    dotted paths ``{a.b}`` / ``{a.0}``, ``{field?}`` for optional fields and ``{{``/``}}`` for
+    literal braces. ``answer_pattern`` is a regular expression whose first group (or whole match)
+    is the expected answer, for sources that embed it in longer text (GSM8K's ``#### 18``).
+    ``metadata_fields`` is a list of columns or ``"*"`` for every column not mapped to id, task or
+    answer (the default).
+    """
+
+    model_config = STRICT
+    id_field: str | None = None
+    task_field: str | None = None
+    task_template: str | None = None
+    answer_field: str | None = None
+    answer_pattern: str | None = None
+    answer_mode: Literal["exact", "contains", "normalized"] = "exact"
+    env: EnvChoice = "auto"
+    git_field: str | None = None
+    ref_field: str | None = None
+    repo_path: str | None = None
+    files_template: dict[str, str] | None = None
+    start_url_field: str | None = None
+    start_url: HttpUrl | None = None
+    image_field: str | None = None
+    image: str | None = None
+    placement: Placement | None = None
+    tag_fields: list[str] = Field(default_factory=list)
+    metadata_fields: list[str] | Literal["*"] = "*"
+    gold_fields: list[str] = Field(default_factory=list)
+    flag_fields: list[str] = Field(default_factory=list)
+    test_cmd_field: str | None = None
+    extra_graders: list[GraderSpec] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _task_source(self) -> Mapping:
+        if not self.task_field and not self.task_template:
+            raise ValueError("a mapping needs task_field or task_template")
+        return self
+
+
+class RecipeSource(BaseModel):
+    """Where a recipe reads rows.
+
+    ``huggingface``: ``dataset`` (``owner/name``), ``config``, ``split``, optional ``revision``;
+    ``file`` (optional inside ``dataset`` for a raw Hub file). ``file``: a local path or an upload,
+    with ``format`` guessed from the extension when omitted. ``url``: an http(s) file.
+    ``json_key`` picks the list inside a JSON object that wraps one.
+    """
+
+    model_config = STRICT
+    kind: Literal["huggingface", "file", "url"]
+    dataset: str | None = None
+    config: str | None = None
+    split: str | None = None
+    revision: str | None = None
+    file: str | None = None
+    url: HttpUrl | None = None
+    format: FileFormat | None = None
+    json_key: str | None = None
+    gated: bool = False
+
+
+class GraderTemplate(BaseModel):
+    """A grader whose config values are templates expanded per row."""
+
+    model_config = STRICT
+    id: NonEmptyStr
+    config: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Recipe(BaseModel):
+    """An adapter spec: source + mapping + grader templates + provenance. Immutable, versioned."""
+
+    model_config = STRICT
+    id: ResourceId
+    version: SemVerStr = "1.0.0"
+    description: str | None = None
+    category: Literal["qa", "coding", "browser", "desktop", "tool"] = "qa"
+    origin: Origin | None = None
+    scoring: Scoring | None = None
+    source: RecipeSource
+    mapping: Mapping
+    grader_templates: list[GraderTemplate] = Field(default_factory=list)

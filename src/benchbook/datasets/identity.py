@@ -1,0 +1,67 @@
+"""Content identity: canonical JSON and SHA-256 hashes.
+
+Canonical JSON = the *parsed* model dumped in JSON mode with defaults filled, keys sorted,
+compact separators, UTF-8 (orjson ``OPT_SORT_KEYS``). A case's hash is the SHA-256 hex digest of
+its canonical JSON. A version's content hash covers its metadata (id, version, description, tags,
+produced_by) and the ordered case hashes, so identical content always hashes the same no matter
+how the input was spelled (key order, defaults written out or omitted).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from typing import Any
+
+import orjson
+
+from benchbook.contracts import Case, Dataset
+
+_OPTS = orjson.OPT_SORT_KEYS
+
+
+def canonical_json(value: Any) -> bytes:
+    """Canonical JSON bytes of a JSON-compatible value (sorted keys, compact, UTF-8)."""
+    return orjson.dumps(value, option=_OPTS)
+
+
+def case_body(case: Case) -> bytes:
+    """The canonical JSON bytes of a parsed case (its stored body)."""
+    return canonical_json(case.model_dump(mode="json"))
+
+
+def sha256_hex(data: bytes) -> str:
+    """SHA-256 hex digest (64 lowercase hex chars)."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def dataset_meta(dataset: Dataset) -> dict[str, Any]:
+    """The content-bearing metadata of a version: everything but the cases."""
+    return dataset.model_dump(mode="json", exclude={"cases"})
+
+
+class VersionHasher:
+    """Streams the content hash of a version: metadata first, then case hashes in order."""
+
+    def __init__(self, meta: dict[str, Any]) -> None:
+        self._h = hashlib.sha256(canonical_json(meta))
+        self._h.update(b"\n")
+        self.count = 0
+
+    def add(self, case_hash: str) -> None:
+        """Append one case hash (hex)."""
+        self._h.update(case_hash.encode("ascii"))
+        self._h.update(b"\n")
+        self.count += 1
+
+    def hexdigest(self) -> str:
+        """The version content hash (hex)."""
+        return self._h.hexdigest()
+
+
+def version_hash(meta: dict[str, Any], case_hashes: Iterable[str]) -> str:
+    """The content hash of a version from its metadata and ordered case hashes."""
+    hasher = VersionHasher(meta)
+    for h in case_hashes:
+        hasher.add(h)
+    return hasher.hexdigest()

@@ -1,0 +1,28 @@
+"""The role → actions table (SPEC C). The only place that says who may do what."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Role = Literal["viewer", "member", "admin"]
+
+READ_ACTIONS = frozenset(
+    {"datasets:read", "comments:read", "runs:read", "harnesses:read", "recipes:read"}
+)
+WRITE_ACTIONS = frozenset(
+    {"datasets:write", "comments:write", "runs:write", "harnesses:write", "recipes:write"}
+)
+ADMIN_ACTIONS = frozenset(
+    {"datasets:delete", "secrets:read", "secrets:write", "members:manage", "comments:delete"}
+)
+
+ROLE_ACTIONS: dict[Role, frozenset[str]] = {
+    "viewer": READ_ACTIONS,
+    "member": READ_ACTIONS | WRITE_ACTIONS,
+    "admin": READ_ACTIONS | WRITE_ACTIONS | ADMIN_ACTIONS,
+}
+
+
+def role_allows(role: Role, action: str) -> bool:
+    """True when ``role`` grants ``action``."""
+    return action in ROLE_ACTIONS[role]

@@ -1,0 +1,490 @@
+"""Dataset operations (SPEC B, D): register, validate, list, get, export, versions, diff,
+delete, tags, activity. Every function starts with ``ctx.require``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, Literal
+
+import orjson
+from pydantic import TypeAdapter, ValidationError
+from sqlalchemy import Connection
+from sqlalchemy.exc import IntegrityError
+
+from benchbook.contracts import Case, Dataset, DatasetDiff, Provenance
+from benchbook.contracts.registry import (
+    ActivityItem,
+    ActivityPage,
+    DatasetPage,
+    DatasetSummary,
+    DatasetView,
+    DeleteResult,
+    RegisterResult,
+    ValidationIssue,
+    ValidationReport,
+    VersionInfo,
+)
+from benchbook.datasets.diff import diff_versions
+from benchbook.datasets.identity import (
+    VersionHasher,
+    case_body,
+    dataset_meta,
+    sha256_hex,
+    version_hash,
+)
+from benchbook.datasets.versions import (
+    clean_version_tags,
+    parse_version,
+    pick_latest,
+    sort_versions,
+)
+from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
+from benchbook.services.context import Context
+from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
+from benchbook.services.validation import issues_of, parse_model
+from benchbook.store import datasets as repo
+from benchbook.store.events import add_event, list_events
+from benchbook.store.tables import SHARED_WORKSPACE
+
+OwnerFilter = Literal["all", "own", "shared"]
+SortKey = Literal["name", "updated", "cases"]
+MAX_PAGE = 1000
+_CASES = TypeAdapter(list[Case])
+
+
+def case_rows(cases: Iterable[Case]) -> Iterator[repo.CaseRow]:
+    """``(id, canonical body, sha256)`` for each parsed case."""
+    for case in cases:
+        body = case_body(case)
+        yield case.id, body, sha256_hex(body)
+
+
+def register_dataset(ctx: Context, dataset: Dataset, shared: bool = False) -> RegisterResult:
+    """Register a dataset version (immutable).
+
+    Identical content again is a no-op (``created`` False); identical content on a tombstoned
+    version revives it keeping its creator; different content raises Conflict naming id@version.
+    ``shared`` publishes into ``_shared`` (installation admins only).
+    """
+    ctx.require("datasets:write")
+    return store_version(
+        ctx, dataset.id, dataset.version, dataset_meta(dataset), case_rows(dataset.cases), shared
+    )
+
+
+def store_version(
+    ctx: Context,
+    dataset_id: str,
+    version: str,
+    meta: dict[str, Any],
+    rows: Iterable[repo.CaseRow],
+    shared: bool = False,
+) -> RegisterResult:
+    """Store a version from a stream of case rows in one transaction (the register core).
+
+    ``meta`` is the canonical metadata (``dataset_meta``). Raises Conflict on different content,
+    InvalidInput when case ids repeat (listing 1-based rows). Nothing is stored on error.
+    """
+    workspace = ctx.target_workspace(shared)
+    parse_version(version)
+    try:
+        with ctx.engine.begin() as conn:
+            return _store(ctx, conn, workspace, dataset_id, version, meta, rows)
+    except IntegrityError as exc:  # a concurrent register of the same key won the race
+        raise Conflict(f"{dataset_id}@{version} was registered concurrently; retry") from exc
+
+
+def _store(
+    ctx: Context,
+    conn: Connection,
+    workspace: str,
+    dataset_id: str,
+    version: str,
+    meta: dict[str, Any],
+    rows: Iterable[repo.CaseRow],
+) -> RegisterResult:
+    actor = ctx.principal.user_id
+    existing = repo.find_version(conn, workspace, dataset_id, version)
+    if existing is not None:
+        hasher = VersionHasher(meta)
+        for _, _, h in rows:
+            hasher.add(h)
+        if hasher.hexdigest() != existing.content_hash:
+            raise Conflict(
+                f"{dataset_id}@{version} already exists with different content;"
+                " register a new version instead",
+                {"id": dataset_id, "version": version},
+            )
+        revived = not existing.live
+        if revived:
+            repo.set_deleted(conn, [existing.pk], None)
+            _event(conn, workspace, dataset_id, "revived", actor, version)
+        return RegisterResult(
+            workspace=workspace,
+            id=dataset_id,
+            version=version,
+            created=False,
+            revived=revived,
+            cases=existing.case_count,
+            content_hash=existing.content_hash,
+        )
+    pk = repo.insert_version_header(
+        conn,
+        workspace=workspace,
+        dataset_id=dataset_id,
+        version=version,
+        is_prerelease=bool(parse_version(version).prerelease),
+        description=meta.get("description"),
+        tags=list(meta.get("tags") or []),
+        produced_by=meta.get("produced_by"),
+        created_by=actor,
+    )
+    hasher = VersionHasher(meta)
+    for h in repo.write_cases(conn, pk, rows):
+        hasher.add(h)
+    dupes = repo.duplicate_case_ids(conn, pk)
+    if dupes:
+        listed = "; ".join(
+            f"{cid!r} at rows {', '.join(str(p + 1) for p in pos)}" for cid, pos in dupes
+        )
+        raise InvalidInput(
+            f"case ids must be unique within a version: {listed}",
+            {
+                "errors": [
+                    {
+                        "path": "cases",
+                        "message": f"duplicate id {cid!r}",
+                        "rows": [p + 1 for p in pos],
+                    }
+                    for cid, pos in dupes
+                ]
+            },
+        )
+    content_hash = hasher.hexdigest()
+    repo.finish_version(conn, pk, content_hash, hasher.count)
+    _event(conn, workspace, dataset_id, "registered", actor, version, cases=hasher.count)
+    return RegisterResult(
+        workspace=workspace,
+        id=dataset_id,
+        version=version,
+        created=True,
+        cases=hasher.count,
+        content_hash=content_hash,
+    )
+
+
+def _event(
+    conn: Connection, ws: str, dataset_id: str, kind: str, actor: str, version: str, **extra: Any
+) -> None:
+    add_event(
+        conn,
+        workspace=ws,
+        resource_type="dataset",
+        resource_id=dataset_id,
+        kind=kind,
+        actor=actor,
+        details={"version": version, **extra},
+    )
+
+
+def validate_dataset(
+    ctx: Context, payload: dict[str, Any], shared: bool = False
+) -> ValidationReport:
+    """Dry-run a register: schema errors by path, existing versions, whether it would conflict.
+
+    Writes nothing. Returns ``ok`` False with ``errors`` when the body is invalid.
+    """
+    ctx.require("datasets:write")
+    try:
+        dataset = Dataset.model_validate(payload)
+    except ValidationError as exc:
+        return ValidationReport(ok=False, errors=[ValidationIssue(**i) for i in issues_of(exc)])
+    workspace = ctx.target_workspace(shared)
+    with ctx.engine.connect() as conn:
+        live = repo.live_versions(conn, workspace, dataset.id)
+        existing = repo.find_version(conn, workspace, dataset.id, dataset.version)
+    report = ValidationReport(
+        ok=True, existing_versions=sort_versions(v.version for v in live), cases=len(dataset.cases)
+    )
+    if existing is not None:
+        meta = dataset_meta(dataset)
+        same = (
+            version_hash(meta, (h for _, _, h in case_rows(dataset.cases))) == existing.content_hash
+        )
+        report.version_exists = True
+        report.identical = same
+        report.would_conflict = not same
+        if not same:
+            report.ok = False
+            report.errors.append(
+                ValidationIssue(
+                    path="version",
+                    message=f"{dataset.id}@{dataset.version} exists with different content",
+                )
+            )
+    return report
+
+
+def list_datasets(
+    ctx: Context,
+    search: str | None = None,
+    owner: OwnerFilter = "all",
+    sort: SortKey = "name",
+    limit: int = 50,
+    offset: int = 0,
+) -> DatasetPage:
+    """Datasets visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones.
+
+    ``search`` matches id, description and tags (case-insensitive substring). ``sort`` is
+    ``name`` (ascending), ``updated`` or ``cases`` (both descending).
+    """
+    ctx.require("datasets:read")
+    limit = max(1, min(limit, MAX_PAGE))
+    with ctx.engine.connect() as conn:
+        rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
+    by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
+    for r in rows:
+        by_key.setdefault((r.workspace, r.dataset_id), []).append(r)
+    own_ids = {k[1] for k in by_key if k[0] == ctx.workspace}
+    items = []
+    for (ws, dataset_id), versions in by_key.items():
+        is_shared = ws == SHARED_WORKSPACE and ws != ctx.workspace
+        if is_shared and dataset_id in own_ids:
+            continue
+        if (owner == "own" and is_shared) or (owner == "shared" and not is_shared):
+            continue
+        top = pick_latest(v.version for v in versions)
+        latest = next(v for v in versions if v.version == top)
+        items.append(
+            (
+                DatasetSummary(
+                    workspace=ws,
+                    id=dataset_id,
+                    shared=is_shared,
+                    latest=latest.version,
+                    versions=len(versions),
+                    cases=latest.case_count,
+                    description=latest.description,
+                    tags=latest.tags,
+                    created_by=latest.created_by,
+                    updated_at=max(v.created_at for v in versions),
+                ),
+                versions,
+            )
+        )
+    if search:
+        needle = search.lower()
+        items = [
+            (s, vs)
+            for s, vs in items
+            if needle in s.id.lower()
+            or needle in (s.description or "").lower()
+            or any(needle in t.lower() for t in s.tags)
+        ]
+    if sort == "updated":
+        items.sort(key=lambda it: it[0].updated_at, reverse=True)
+    elif sort == "cases":
+        items.sort(key=lambda it: (-it[0].cases, it[0].id))
+    else:
+        items.sort(key=lambda it: it[0].id.lower())
+    return DatasetPage(
+        items=[s for s, _ in items[offset : offset + limit]],
+        total=len(items),
+        total_cases=sum(s.cases for s, _ in items),
+        total_versions=sum(len(vs) for _, vs in items),
+        limit=limit,
+        offset=offset,
+    )
+
+
+def _info(conn: Connection, row: repo.VersionRow, latest: str | None = None) -> VersionInfo:
+    tags = repo.tags_by_version(conn, row.workspace, row.dataset_id).get(row.pk, [])
+    return VersionInfo(
+        workspace=row.workspace,
+        id=row.dataset_id,
+        version=row.version,
+        description=row.description,
+        tags=row.tags,
+        version_tags=tags,
+        produced_by=Provenance.model_validate(row.produced_by) if row.produced_by else None,
+        cases=row.case_count,
+        content_hash=row.content_hash,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        is_latest=row.version == latest,
+    )
+
+
+def get_dataset(
+    ctx: Context, dataset_id: str, ref: str = "latest", after: int | None = None, limit: int = 50
+) -> DatasetView:
+    """A version (SemVer, ``latest`` or tag) with one keyset page of cases.
+
+    ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000.
+    Raises NotFound when the id or version is not visible.
+    """
+    ctx.require("datasets:read")
+    limit = max(1, min(limit, MAX_PAGE))
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+        page = repo.case_page(conn, row.pk, after, limit + 1)
+        latest = pick_latest(v.version for v in repo.live_versions(conn, row.workspace, dataset_id))
+        info = _info(conn, row, latest)
+    more = len(page) > limit
+    page = page[:limit]
+    cases = _CASES.validate_json(b"[" + b",".join(body for _, _, body in page) + b"]")
+    return DatasetView(version=info, cases=cases, next_after=page[-1][0] if more else None)
+
+
+def get_case(ctx: Context, dataset_id: str, ref: str, case_id: str) -> Case:
+    """One case of a version by its id. Raises NotFound."""
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+        body = repo.case_by_id(conn, row.pk, case_id)
+    if body is None:
+        raise NotFound(f"case {case_id!r} not found in {dataset_id}@{row.version}")
+    return Case.model_validate_json(body)
+
+
+def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterator[bytes]:
+    """Stream a version's cases as JSONL (one canonical case per line, ``\\n``-terminated).
+
+    Resolution happens before the first line, so NotFound is raised eagerly.
+    """
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+
+    def lines() -> Iterator[bytes]:
+        with ctx.engine.connect() as conn:
+            for body in repo.iter_case_bodies(conn, row.pk):
+                yield body + b"\n"
+
+    return lines()
+
+
+def list_dataset_versions(ctx: Context, dataset_id: str) -> list[VersionInfo]:
+    """Live versions of the resolved owner, newest (highest SemVer) first."""
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        owner = resolve_owner(conn, ctx.workspace, dataset_id)
+        live = repo.live_versions(conn, owner, dataset_id)
+        latest = pick_latest(v.version for v in live)
+        infos = [_info(conn, v, latest) for v in live]
+    order = {v: i for i, v in enumerate(sort_versions(i.version for i in infos))}
+    return sorted(infos, key=lambda i: order[i.version], reverse=True)
+
+
+def diff_datasets(
+    ctx: Context, dataset_id: str, base: str, candidate: str = "latest"
+) -> DatasetDiff:
+    """Diff two versions (SemVer, ``latest`` or tags) of one dataset. Raises NotFound."""
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        b = resolve_version(conn, ctx.workspace, dataset_id, base)
+        c = resolve_version(conn, ctx.workspace, dataset_id, candidate)
+
+        def meta(r: repo.VersionRow) -> dict[str, Any]:
+            return {"description": r.description, "tags": r.tags, "produced_by": r.produced_by}
+
+        return diff_versions(
+            dataset_id,
+            (b.version, meta(b), repo.hash_index(conn, b.pk)),
+            (c.version, meta(c), repo.hash_index(conn, c.pk)),
+            lambda hashes: repo.bodies_for(conn, hashes),
+        )
+
+
+def _authorize_delete(ctx: Context, row: repo.VersionRow) -> None:
+    """Creator override, else ``datasets:delete``."""
+    if row.created_by == ctx.principal.user_id or ctx.allows("datasets:delete"):
+        return
+    raise Forbidden(
+        f"only the creator or an admin may delete {row.dataset_id}@{row.version}",
+        {"id": row.dataset_id, "version": row.version},
+    )
+
+
+def delete_dataset_version(ctx: Context, dataset_id: str, version: str) -> DeleteResult:
+    """Tombstone one exact version of the caller's own workspace (no ``latest``, no tags)."""
+    return delete_dataset_versions(ctx, dataset_id, [version])
+
+
+def delete_dataset_versions(
+    ctx: Context, dataset_id: str, versions: list[str] | None = None
+) -> DeleteResult:
+    """Tombstone several versions, all or nothing; ``None`` means every own live version.
+
+    Every target is loaded and authorized before anything is written; one missing target
+    raises NotFound and one forbidden target raises Forbidden, deleting nothing.
+    """
+    ctx.require("datasets:read")
+    with ctx.engine.begin() as conn:
+        if versions is None:
+            targets = repo.live_versions(conn, ctx.workspace, dataset_id)
+            if not targets:
+                raise NotFound(f"dataset {dataset_id!r} not found", {"id": dataset_id})
+        else:
+            if not versions:
+                raise InvalidInput("versions may not be an empty list; omit it to delete all")
+            targets = [
+                own_live_version(conn, ctx.workspace, dataset_id, v)
+                for v in dict.fromkeys(versions)
+            ]
+        for row in targets:
+            _authorize_delete(ctx, row)
+        repo.set_deleted(conn, [r.pk for r in targets], ctx.principal.user_id)
+        for r in targets:
+            _event(conn, ctx.workspace, dataset_id, "deleted", ctx.principal.user_id, r.version)
+    return DeleteResult(
+        workspace=ctx.workspace, id=dataset_id, deleted=sort_versions(r.version for r in targets)
+    )
+
+
+def set_dataset_version_tags(
+    ctx: Context, dataset_id: str, version: str, tags: list[str]
+) -> VersionInfo:
+    """Replace a version's tags; a tag held by a sibling version moves here.
+
+    Needs an exact own version; tag rules of SPEC B (≤ 60 chars, ≤ 20, not ``latest``, not SemVer).
+    """
+    ctx.require("datasets:write")
+    cleaned = clean_version_tags(tags)
+    with ctx.engine.begin() as conn:
+        row = own_live_version(conn, ctx.workspace, dataset_id, version)
+        repo.replace_tags(conn, ctx.workspace, dataset_id, row.pk, cleaned, ctx.principal.user_id)
+        _event(
+            conn, ctx.workspace, dataset_id, "tagged", ctx.principal.user_id, version, tags=cleaned
+        )
+        latest = pick_latest(v.version for v in repo.live_versions(conn, ctx.workspace, dataset_id))
+        return _info(conn, row, latest)
+
+
+def get_dataset_activity(
+    ctx: Context, dataset_id: str, before: int | None = None, limit: int = 50
+) -> ActivityPage:
+    """The dataset's timeline, newest first: registered, deleted, revived and tagged events."""
+    ctx.require("datasets:read")
+    limit = max(1, min(limit, MAX_PAGE))
+    with ctx.engine.connect() as conn:
+        owner = resolve_owner(conn, ctx.workspace, dataset_id)
+        rows = list_events(conn, owner, "dataset", dataset_id, before, limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    items = [
+        ActivityItem(kind=r.kind, actor=r.actor, at=r.at, details=r.details, cursor=r.pk)  # type: ignore[arg-type]
+        for r in rows
+    ]
+    return ActivityPage(items=items, next_before=rows[-1].pk if more else None)
+
+
+def parse_dataset(payload: Any) -> Dataset:
+    """Validate a dataset body; InvalidInput lists every problem by path."""
+    return parse_model(Dataset, payload, "dataset")
+
+
+def dumps(value: Any) -> bytes:
+    """JSON bytes for transports that stream."""
+    return orjson.dumps(value)

@@ -1,0 +1,58 @@
+"""Settings: the only reader of environment variables.
+
+Every setting can be given as an environment variable with the ``BENCHBOOK_`` prefix
+(``BENCHBOOK_HOME``), except ``DATABASE_URL``, ``HF_TOKEN`` and ``HF_ENDPOINT`` which keep
+their conventional names.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Runtime configuration.
+
+    Attributes:
+        home: data directory; the embedded SQLite database lives at ``home/benchbook.db``.
+        database_url: SQLAlchemy URL; when unset, SQLite under ``home`` is used.
+        host, port: where ``benchbook serve`` listens.
+        max_upload_bytes: largest accepted request body (bytes) for uploads.
+        hf_endpoint: Hugging Face Hub base URL (``HF_ENDPOINT``).
+        hf_viewer_endpoint: dataset-viewer base URL.
+        hf_token: token from the environment, the last fallback after user and workspace secrets.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
+
+    home: Path = Field(default=Path("benchbook-data"))
+    database_url: str | None = Field(
+        default=None, validation_alias=AliasChoices("DATABASE_URL", "BENCHBOOK_DATABASE_URL")
+    )
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_upload_bytes: int = 512 * 1024 * 1024
+    hf_endpoint: str = Field(
+        default="https://huggingface.co",
+        validation_alias=AliasChoices("HF_ENDPOINT", "BENCHBOOK_HF_ENDPOINT"),
+    )
+    hf_viewer_endpoint: str = "https://datasets-server.huggingface.co"
+    hf_token: str | None = Field(
+        default=None, validation_alias=AliasChoices("HF_TOKEN", "BENCHBOOK_HF_TOKEN")
+    )
+
+    def resolved_database_url(self) -> str:
+        """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{(self.home / 'benchbook.db').resolve()}"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, read once from the environment."""
+    return Settings()

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy Core tables, engine, Alembic migrations and one repo per noun."""

@@ -1,0 +1,70 @@
+"""Activity events: one row per registered / deleted / revived / tagged happening."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection, insert, select
+
+from benchbook.store.tables import events, utcnow
+
+
+@dataclass(frozen=True)
+class EventRow:
+    """One stored event."""
+
+    pk: int
+    kind: str
+    actor: str
+    at: datetime
+    details: dict[str, Any]
+
+
+def add_event(
+    conn: Connection,
+    *,
+    workspace: str,
+    resource_type: str,
+    resource_id: str,
+    kind: str,
+    actor: str,
+    details: dict[str, Any] | None = None,
+) -> None:
+    """Append an event to a resource's timeline."""
+    conn.execute(
+        insert(events).values(
+            workspace=workspace,
+            resource_type=resource_type,
+            resource_id=resource_id,
+            kind=kind,
+            actor=actor,
+            at=utcnow(),
+            details=orjson.dumps(details or {}).decode(),
+        )
+    )
+
+
+def list_events(
+    conn: Connection,
+    workspace: str,
+    resource_type: str,
+    resource_id: str,
+    before: int | None,
+    limit: int,
+) -> list[EventRow]:
+    """Events of one resource, newest first, keyset-paged on ``pk < before``."""
+    e = events.c
+    q = (
+        select(e.pk, e.kind, e.actor, e.at, e.details)
+        .where(
+            e.workspace == workspace, e.resource_type == resource_type, e.resource_id == resource_id
+        )
+        .order_by(e.pk.desc())
+        .limit(limit)
+    )
+    if before is not None:
+        q = q.where(e.pk < before)
+    return [EventRow(r.pk, r.kind, r.actor, r.at, orjson.loads(r.details)) for r in conn.execute(q)]

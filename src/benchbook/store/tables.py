@@ -1,0 +1,143 @@
+"""SQLAlchemy Core tables. The schema is created and changed only by Alembic migrations.
+
+Case bodies are content-addressed: ``case_bodies`` holds one canonical JSON body per SHA-256.
+A version is a row in ``dataset_versions`` plus its ordered ``(position, case_id, case_hash)``
+rows in ``version_cases``.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+
+metadata = MetaData()
+
+SHARED_WORKSPACE = "_shared"
+DEFAULT_WORKSPACE = "default"
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every backend (SQLite keeps naive UTC text)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> Any:
+        if value is None:
+            return None
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        assert isinstance(value, datetime)
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware UTC."""
+    return datetime.now(UTC)
+
+
+workspaces = Table(
+    "workspaces",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+case_bodies = Table(
+    "case_bodies",
+    metadata,
+    Column("hash", String(64), primary_key=True),
+    Column("body", Text, nullable=False),
+)
+
+dataset_versions = Table(
+    "dataset_versions",
+    metadata,
+    Column(
+        "pk", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("dataset_id", String(128), nullable=False),
+    Column("version", String(128), nullable=False),
+    Column("is_prerelease", Boolean, nullable=False),
+    Column("description", Text),
+    Column("tags", Text, nullable=False),  # canonical JSON list of content tags
+    Column("produced_by", Text),  # canonical JSON of Provenance, or NULL
+    Column("content_hash", String(64), nullable=False),
+    Column("case_count", Integer, nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("deleted_at", UTCDateTime()),
+    Column("deleted_by", String(200)),
+    UniqueConstraint("workspace", "dataset_id", "version", name="uq_dataset_versions_key"),
+)
+Index("ix_dataset_versions_ws_live", dataset_versions.c.workspace, dataset_versions.c.deleted_at)
+
+version_cases = Table(
+    "version_cases",
+    metadata,
+    Column(
+        "version_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        primary_key=True,
+    ),
+    Column("position", Integer, primary_key=True),
+    Column("case_id", String(512), nullable=False),
+    Column("case_hash", String(64), nullable=False),
+)
+Index("ix_version_cases_case_id", version_cases.c.version_pk, version_cases.c.case_id)
+
+version_tags = Table(
+    "version_tags",
+    metadata,
+    Column("workspace", String(64), primary_key=True),
+    Column("dataset_id", String(128), primary_key=True),
+    Column("tag", String(60), primary_key=True),
+    Column(
+        "version_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        nullable=False,
+    ),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", UTCDateTime(), nullable=False),
+)
+
+events = Table(
+    "events",
+    metadata,
+    Column(
+        "pk", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("workspace", String(64), nullable=False),
+    Column("resource_type", String(32), nullable=False),
+    Column("resource_id", String(200), nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("actor", String(200), nullable=False),
+    Column("at", UTCDateTime(), nullable=False),
+    Column("details", Text, nullable=False),
+)
+Index("ix_events_resource", events.c.workspace, events.c.resource_type, events.c.resource_id)

@@ -1,0 +1,112 @@
+"""Shared fixtures: a migrated engine on SQLite (always) and PostgreSQL (when configured).
+
+``BENCHBOOK_TEST_DATABASE_URL`` names a PostgreSQL server database to create test databases
+from (for example ``postgresql://postgres@127.0.0.1:5432/test``). Under ``CI=true`` a missing or
+unreachable PostgreSQL is a failure, not a skip. The same goes for ``../shared/data``.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, create_engine, text
+
+from benchbook.services.context import Context, local_admin_context
+from benchbook.settings import Settings
+from benchbook.store.engine import make_engine, migrate, normalize_url
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+PG_URL = os.environ.get("BENCHBOOK_TEST_DATABASE_URL", "")
+SHARED_DATA = Path(
+    os.environ.get(
+        "BENCHBOOK_SHARED_DATA", Path(__file__).resolve().parents[1].parent / "shared" / "data"
+    )
+)
+
+
+def _need(reason: str) -> None:
+    if IN_CI:
+        pytest.fail(f"{reason} (required under CI=true)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def shared_data() -> Path:
+    """The real benchmark files of ``../shared/data`` (skip locally when absent; fail in CI)."""
+    if not (SHARED_DATA / "MANIFEST.md").exists():
+        _need(f"shared benchmark data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def pg_database_url() -> Iterator[str]:
+    """A fresh PostgreSQL database for this test session, dropped at the end."""
+    if not PG_URL:
+        _need("BENCHBOOK_TEST_DATABASE_URL is not set; PostgreSQL tests skipped")
+    admin_url = normalize_url(PG_URL)
+    name = f"bb_test_{uuid.uuid4().hex[:10]}"
+    try:
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        _need(f"PostgreSQL at {PG_URL} is unreachable: {exc}")
+    url = admin_url.rsplit("/", 1)[0] + "/" + name
+    engine = make_engine(url)
+    migrate(engine)
+    engine.dispose()
+    yield url
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def backend(request: pytest.FixtureRequest) -> str:
+    """The storage backend under test."""
+    return str(request.param)
+
+
+@pytest.fixture
+def database_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> str:
+    """A database URL for the backend: a fresh SQLite file, or the session's PostgreSQL."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'benchbook.db'}"
+    url: str = request.getfixturevalue("pg_database_url")
+    return url
+
+
+@pytest.fixture
+def engine(database_url: str, backend: str) -> Iterator[Engine]:
+    """A migrated engine with empty tables (PostgreSQL tables are cleared before each test)."""
+    eng = make_engine(database_url)
+    if backend == "postgresql":
+        with eng.begin() as conn:
+            existing = {
+                r[0]
+                for r in conn.execute(
+                    text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+                )
+            }
+            clear = [t for t in existing if t not in ("alembic_version", "workspaces")]
+            if clear:
+                conn.execute(text(f"TRUNCATE {', '.join(clear)} CASCADE"))
+    migrate(eng)
+    yield eng
+    eng.dispose()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    """Settings pointing at the test database and a temporary home."""
+    return Settings(home=tmp_path / "home", database_url=database_url)
+
+
+@pytest.fixture
+def ctx(engine: Engine, settings: Settings) -> Context:
+    """The local admin of the ``default`` workspace."""
+    return local_admin_context(engine, settings)
