@@ -1,0 +1,6 @@
+"""The ``benchbook`` command line (typer + rich). Calls services as the local admin."""
+
+from benchbook.cli import datasets, server  # noqa: F401  (each module registers its commands)
+from benchbook.cli.app import app
+
+__all__ = ["app"]

@@ -1,0 +1,34 @@
+"""``benchbook serve`` and ``benchbook migrate``."""
+
+from __future__ import annotations
+
+import typer
+
+from benchbook.cli.app import app, console, handle_errors
+from benchbook.services.context import open_engine
+from benchbook.settings import get_settings
+
+
+@app.command()
+@handle_errors
+def migrate() -> None:
+    """Create or upgrade the database schema to the newest revision."""
+    settings = get_settings()
+    open_engine(settings)
+    console.print(f"database at head: {settings.resolved_database_url()}")
+
+
+@app.command()
+@handle_errors
+def serve(
+    host: str | None = typer.Option(None, help="Interface (default 127.0.0.1)."),
+    port: int | None = typer.Option(None, help="Port (default 8000)."),
+) -> None:
+    """Serve the HTTP API (and, when built, the dashboard and MCP) with uvicorn."""
+    import uvicorn
+
+    from benchbook.api.app import create_app
+
+    settings = get_settings()
+    application = create_app(settings)
+    uvicorn.run(application, host=host or settings.host, port=port or settings.port)
