@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import Annotated
+from urllib.parse import urlsplit
 
 import semver
 from pydantic import AfterValidator, ConfigDict, StringConstraints
@@ -11,11 +12,14 @@ from pydantic import AfterValidator, ConfigDict, StringConstraints
 #: Strict models: unknown fields are errors, so a typo never silently drops data.
 STRICT = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
 
-RESOURCE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+RESOURCE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
+#: Versions are stored (and keyed) in 128 characters; SemVer itself has no length limit.
+MAX_VERSION_CHARS = 128
 
 
 def _check_resource_id(value: str) -> str:
-    if not RESOURCE_ID_RE.match(value):
+    # fullmatch: ``$`` would also accept a trailing newline.
+    if not RESOURCE_ID_RE.fullmatch(value):
         raise ValueError(
             "must be 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit"
         )
@@ -23,18 +27,25 @@ def _check_resource_id(value: str) -> str:
 
 
 def _check_semver(value: str) -> str:
-    if not semver.Version.is_valid(value):
+    if len(value) > MAX_VERSION_CHARS or not semver.Version.is_valid(value):
         raise ValueError(
-            f"{value!r} is not a SemVer 2.0.0 version (for example 1.0.0 or 1.1.0-rc.1)"
+            f"{value[:40]!r} is not a SemVer 2.0.0 version of at most {MAX_VERSION_CHARS}"
+            " characters (for example 1.0.0 or 1.1.0-rc.1)"
         )
     return value
 
 
 def _check_http_url(value: str) -> str:
-    low = value.strip().lower()
-    if not (low.startswith("http://") or low.startswith("https://")) or len(low) <= len("https://"):
-        raise ValueError("must be an http(s) URL")
-    return value.strip()
+    # Parse instead of prefix-matching: a link needs an http(s) scheme and a real host.
+    url = value.strip()
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname if parts.scheme.lower() in ("http", "https") else None
+    except ValueError:  # malformed netloc, for example an unclosed IPv6 bracket
+        host = None
+    if not host or any(ch.isspace() or not ch.isprintable() for ch in host):
+        raise ValueError("must be an http(s) URL with a host")
+    return url
 
 
 def _clean_tags(values: list[str]) -> list[str]:
