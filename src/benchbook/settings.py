@@ -25,6 +25,8 @@ class Settings(BaseSettings):
         hf_endpoint: Hugging Face Hub base URL (``HF_ENDPOINT``).
         hf_viewer_endpoint: dataset-viewer base URL.
         hf_token: token from the environment, the last fallback after user and workspace secrets.
+        secret_key: encrypts stored secrets and signs sessions; when unset, a random key is
+            generated into ``home/secret.key`` on first use and reused.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -44,6 +46,7 @@ class Settings(BaseSettings):
     hf_token: str | None = Field(
         default=None, validation_alias=AliasChoices("HF_TOKEN", "BENCHBOOK_HF_TOKEN")
     )
+    secret_key: str | None = None
 
     def resolved_database_url(self) -> str:
         """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""

@@ -141,3 +141,94 @@ events = Table(
     Column("details", Text, nullable=False),
 )
 Index("ix_events_resource", events.c.workspace, events.c.resource_type, events.c.resource_id)
+
+# --- accounts, API keys, sessions, secrets, comments (migration 0002) ---------------------------
+
+users = Table(
+    "users",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("email", String(320), nullable=False),
+    Column("email_key", String(320), nullable=False, unique=True),  # lower-cased email
+    Column("display_name", String(200), nullable=False),
+    Column("password_hash", Text),  # argon2id; NULL means password login is disabled
+    Column("installation_admin", Boolean, nullable=False, default=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+
+memberships = Table(
+    "memberships",
+    metadata,
+    Column("workspace", String(64), ForeignKey("workspaces.id"), primary_key=True),
+    Column("user_id", String(64), ForeignKey("users.id"), primary_key=True),
+    Column("role", String(16), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+Index("ix_memberships_user", memberships.c.user_id)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("user_id", String(64), ForeignKey("users.id"), nullable=False),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("name", String(100), nullable=False),
+    Column("prefix", String(16), nullable=False),  # first characters of the key, for display
+    Column("key_hash", String(64), nullable=False, unique=True),  # sha256 hex of the whole key
+    Column("scope", String(16), nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("last_used_at", UTCDateTime()),
+    Column("revoked_at", UTCDateTime()),
+)
+Index("ix_api_keys_workspace", api_keys.c.workspace, api_keys.c.user_id)
+
+sessions = Table(
+    "sessions",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),  # sha256 hex of the cookie token
+    Column("user_id", String(64), ForeignKey("users.id"), nullable=False),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+)
+
+secrets = Table(
+    "secrets",
+    metadata,
+    Column(
+        "pk", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("scope", String(16), nullable=False),  # user | workspace
+    Column("owner", String(200), nullable=False),  # user id or workspace id
+    Column("name", String(128), nullable=False),
+    Column("ciphertext", Text, nullable=False),  # Fernet token; never the plain value
+    Column("updated_by", String(200), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("scope", "owner", "name", name="uq_secrets_key"),
+)
+
+comments = Table(
+    "comments",
+    metadata,
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("resource_type", String(32), nullable=False),
+    Column("resource_id", String(200), nullable=False),
+    Column("parent_id", BigInteger().with_variant(Integer, "sqlite"), ForeignKey("comments.id")),
+    Column("author", String(200), nullable=False),
+    Column("body", Text, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("deleted_at", UTCDateTime()),
+    Column("deleted_by", String(200)),
+)
+Index(
+    "ix_comments_resource",
+    comments.c.workspace,
+    comments.c.resource_type,
+    comments.c.resource_id,
+    comments.c.created_at,
+)
