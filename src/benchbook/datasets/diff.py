@@ -19,6 +19,13 @@ HashIndex = dict[str, tuple[int, str]]
 _META_FIELDS = ("description", "tags", "produced_by")
 
 
+def _same(before: Any, after: Any) -> bool:
+    """Equal as canonical JSON: Python's ``True == 1 == 1.0`` would hide a hash-visible change."""
+    return before is after or orjson.dumps(before, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
+        after, option=orjson.OPT_SORT_KEYS
+    )
+
+
 def field_changes(before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
     """Per-field changes between two case bodies; ``metadata`` is compared key by key."""
     out: list[FieldChange] = []
@@ -27,11 +34,11 @@ def field_changes(before: dict[str, Any], after: dict[str, Any]) -> list[FieldCh
         b, a = before.get(key), after.get(key)
         if key == "metadata" and isinstance(b, dict) and isinstance(a, dict):
             for mk in dict.fromkeys([*b, *a]):
-                if b.get(mk) != a.get(mk):
+                if not _same(b.get(mk), a.get(mk)):
                     out.append(
                         FieldChange(field=f"metadata.{mk}", before=b.get(mk), after=a.get(mk))
                     )
-        elif b != a:
+        elif not _same(b, a):
             out.append(FieldChange(field=key, before=b, after=a))
     return out
 
@@ -41,7 +48,7 @@ def meta_changes(base: dict[str, Any], candidate: dict[str, Any]) -> list[FieldC
     return [
         FieldChange(field=f, before=base.get(f), after=candidate.get(f))
         for f in _META_FIELDS
-        if base.get(f) != candidate.get(f)
+        if not _same(base.get(f), candidate.get(f))
     ]
 
 
