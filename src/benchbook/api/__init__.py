@@ -1,0 +1,1 @@
+"""HTTP transport (FastAPI): turns requests into service calls and errors into envelopes."""

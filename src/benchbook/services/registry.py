@@ -1,0 +1,34 @@
+"""The public service operations every transport must expose (SPEC D: one service method, one
+HTTP route, one MCP tool each).
+
+``OPERATIONS`` maps the operation name — the service function's own name, which is also the HTTP
+route's ``operationId`` and the MCP tool's name — to the function. Parity tests read it:
+``tests/api/test_parity.py`` fails when an operation has no HTTP route, and the MCP server will be
+checked against the same mapping. Add an operation here when its service function becomes public.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from benchbook.services import datasets
+
+OPERATIONS: dict[str, Callable[..., Any]] = {
+    fn.__name__: fn
+    for fn in (
+        datasets.register_dataset,
+        datasets.validate_dataset,
+        datasets.list_datasets,
+        datasets.get_dataset,
+        datasets.get_case,
+        datasets.export_dataset,
+        datasets.list_dataset_versions,
+        datasets.diff_datasets,
+        datasets.delete_dataset_version,
+        datasets.delete_dataset_versions,
+        datasets.set_dataset_version_tags,
+        datasets.get_dataset_activity,
+    )
+}
+"""Operation name → service function, in SPEC D order."""
