@@ -11,6 +11,7 @@ from typing import Literal
 
 import semver
 
+from benchbook.contracts.common import MAX_VERSION_CHARS
 from benchbook.errors import InvalidInput
 
 Bump = Literal["patch", "minor", "major"]
@@ -20,12 +21,15 @@ MAX_TAGS_PER_VERSION = 20
 
 
 def parse_version(version: str) -> semver.Version:
-    """Parse a SemVer string. Raises InvalidInput naming the bad value."""
+    """Parse a SemVer string of at most 128 chars. Raises InvalidInput naming the bad value."""
     try:
+        if len(version) > MAX_VERSION_CHARS:  # the registry keys versions by 128 chars
+            raise ValueError(version)
         return semver.Version.parse(version)
     except (ValueError, TypeError) as exc:
         raise InvalidInput(
-            f"version {version!r} is not SemVer 2.0.0 (for example 1.0.0 or 1.1.0-rc.1)",
+            f"version {version[:40]!r} is not a SemVer 2.0.0 version of at most"
+            f" {MAX_VERSION_CHARS} characters (for example 1.0.0 or 1.1.0-rc.1)",
             {"errors": [{"path": "version", "message": "not a SemVer 2.0.0 version"}]},
         ) from exc
 

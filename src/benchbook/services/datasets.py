@@ -13,6 +13,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts import Case, Dataset, DatasetDiff, Provenance
+from benchbook.contracts.common import RESOURCE_ID_RE
 from benchbook.contracts.registry import (
     ActivityItem,
     ActivityPage,
@@ -73,6 +74,16 @@ def register_dataset(ctx: Context, dataset: Dataset, shared: bool = False) -> Re
     )
 
 
+def check_dataset_id(dataset_id: str) -> None:
+    """Raise InvalidInput (path ``id``) unless the id matches SPEC A's URL-safe pattern."""
+    if not RESOURCE_ID_RE.fullmatch(dataset_id):
+        problem = "must be 1-128 characters of [A-Za-z0-9._-], starting with a letter or digit"
+        raise InvalidInput(
+            f"dataset id {dataset_id[:40]!r} {problem}",
+            {"errors": [{"path": "id", "message": problem}]},
+        )
+
+
 def store_version(
     ctx: Context,
     dataset_id: str,
@@ -84,8 +95,11 @@ def store_version(
     """Store a version from a stream of case rows in one transaction (the register core).
 
     ``meta`` is the canonical metadata (``dataset_meta``). Raises Conflict on different content,
-    InvalidInput when case ids repeat (listing 1-based rows). Nothing is stored on error.
+    InvalidInput when the id or version is malformed or case ids repeat (listing 1-based rows),
+    Forbidden without ``datasets:write``. Nothing is stored on error.
     """
+    ctx.require("datasets:write")
+    check_dataset_id(dataset_id)
     workspace = ctx.target_workspace(shared)
     parse_version(version)
     try:
@@ -474,7 +488,7 @@ def get_dataset_activity(
     more = len(rows) > limit
     rows = rows[:limit]
     items = [
-        ActivityItem(kind=r.kind, actor=r.actor, at=r.at, details=r.details, cursor=r.pk)  # type: ignore[arg-type]
+        ActivityItem(kind=r.kind, actor=r.actor, at=r.at, details=r.details, cursor=r.pk)
         for r in rows
     ]
     return ActivityPage(items=items, next_before=rows[-1].pk if more else None)
