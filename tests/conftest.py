@@ -110,3 +110,24 @@ def settings(tmp_path: Path, database_url: str) -> Settings:
 def ctx(engine: Engine, settings: Settings) -> Context:
     """The local admin of the ``default`` workspace."""
     return local_admin_context(engine, settings)
+
+
+@pytest.fixture
+def empty_database_url(backend: str, tmp_path: Path) -> Iterator[str]:
+    """A database with no tables at all (for migration tests); PostgreSQL's is dropped after."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    if not PG_URL:
+        _need("BENCHBOOK_TEST_DATABASE_URL is not set; PostgreSQL tests skipped")
+    admin = create_engine(normalize_url(PG_URL), isolation_level="AUTOCOMMIT")
+    name = f"bb_empty_{uuid.uuid4().hex[:10]}"
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:
+        _need(f"PostgreSQL at {PG_URL} is unreachable: {exc}")
+    yield normalize_url(PG_URL).rsplit("/", 1)[0] + "/" + name
+    with admin.connect() as conn:
+        conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
