@@ -6,8 +6,18 @@ from typing import Literal
 
 Role = Literal["viewer", "member", "admin"]
 
+#: ``account:manage`` covers the caller's own API keys and own user secrets; ``members:read``
+#: lists the workspace's members.
 READ_ACTIONS = frozenset(
-    {"datasets:read", "comments:read", "runs:read", "harnesses:read", "recipes:read"}
+    {
+        "datasets:read",
+        "comments:read",
+        "runs:read",
+        "harnesses:read",
+        "recipes:read",
+        "members:read",
+        "account:manage",
+    }
 )
 WRITE_ACTIONS = frozenset(
     {"datasets:write", "comments:write", "runs:write", "harnesses:write", "recipes:write"}

@@ -15,7 +15,6 @@ from sqlalchemy.exc import IntegrityError
 from benchbook.contracts import Case, Dataset, DatasetDiff, Provenance
 from benchbook.contracts.common import RESOURCE_ID_RE
 from benchbook.contracts.registry import (
-    ActivityItem,
     ActivityPage,
     DatasetPage,
     DatasetSummary,
@@ -41,11 +40,12 @@ from benchbook.datasets.versions import (
     sort_versions,
 )
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
+from benchbook.services.activity import resource_timeline
 from benchbook.services.context import Context
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.store import datasets as repo
-from benchbook.store.events import add_event, list_events
+from benchbook.store.events import add_event
 from benchbook.store.tables import SHARED_WORKSPACE
 
 OwnerFilter = Literal["all", "own", "shared"]
@@ -479,19 +479,22 @@ def set_dataset_version_tags(
 def get_dataset_activity(
     ctx: Context, dataset_id: str, before: int | None = None, limit: int = 50
 ) -> ActivityPage:
-    """The dataset's timeline, newest first: registered, deleted, revived and tagged events."""
+    """The dataset's timeline, newest first: registered, deleted, revived and tagged events of
+    the owner merged with the caller's workspace's comments; ``before`` takes ``next_before``.
+    """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
     with ctx.engine.connect() as conn:
         owner = resolve_owner(conn, ctx.workspace, dataset_id)
-        rows = list_events(conn, owner, "dataset", dataset_id, before, limit + 1)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    items = [
-        ActivityItem(kind=r.kind, actor=r.actor, at=r.at, details=r.details, cursor=r.pk)
-        for r in rows
-    ]
-    return ActivityPage(items=items, next_before=rows[-1].pk if more else None)
+        return resource_timeline(
+            conn,
+            owner=owner,
+            workspace=ctx.workspace,
+            resource_type="dataset",
+            resource_id=dataset_id,
+            before=before,
+            limit=limit,
+        )
 
 
 def parse_dataset(payload: Any) -> Dataset:
