@@ -1,0 +1,116 @@
+"""Import contracts (SPEC E.1, E.4, E.5): the request, preview, progress and outcome shapes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, JsonValue, PositiveInt, model_validator
+
+from benchbook.contracts.common import STRICT, ResourceId, SemVerStr
+from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.provenance import Origin, Scoring
+from benchbook.contracts.recipe import FileFormat, GraderTemplate, Mapping, Recipe, RecipeSource
+
+
+class RecipeRef(BaseModel):
+    """A registered recipe ``id`` at ``version`` (default ``latest``)."""
+
+    model_config = STRICT
+    id: ResourceId
+    version: str = "latest"
+
+
+class ImportRequest(BaseModel):
+    """What to import (SPEC E.1): exactly one of ``spec`` (an inline recipe body), ``recipe``
+    (a registered recipe) or ``benchmark`` (a catalog id).
+
+    ``id`` is the target dataset id (default: the recipe's or benchmark's id). ``version`` or
+    ``bump`` picks the version: with neither, the first import is ``1.0.0`` and a re-import
+    targets the latest live version (so an unchanged source reports "unchanged"). ``limit`` reads
+    at most that many source rows. ``text`` is inline file content for file sources (``format``
+    names its format when the recipe does not). ``split``/``config`` override a Hugging Face
+    source. ``shared`` publishes into ``_shared`` (installation admins only).
+    """
+
+    model_config = STRICT
+    spec: Recipe | None = None
+    recipe: RecipeRef | None = None
+    benchmark: str | None = None
+    id: ResourceId | None = None
+    version: SemVerStr | None = None
+    bump: Literal["patch", "minor", "major"] | None = None
+    limit: PositiveInt | None = None
+    text: str | None = None
+    format: FileFormat | None = None
+    split: str | None = None
+    config: str | None = None
+    shared: bool = False
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImportRequest:
+        given = [k for k in ("spec", "recipe", "benchmark") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "give exactly one of spec, recipe or benchmark"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        if self.version is not None and self.bump is not None:
+            raise ValueError("give version or bump, not both")
+        return self
+
+
+class PreviewResult(BaseModel):
+    """A look at a source without writing anything (SPEC E.4).
+
+    ``fields``: the union of row keys in first-seen order; ``rows``: ≤ 20 raw rows;
+    ``mapping_guess``: field roles guessed from the names; ``mapping``: the mapping that an
+    import would apply (the recipe's or catalog's); ``cases``: those rows built into cases with
+    it (JSON); ``assertion``: one sentence on how the cases will run; ``warnings``: incomplete
+    environments and rows that would fail (with their row numbers).
+    """
+
+    fields: list[str]
+    rows: list[dict[str, JsonValue]]
+    mapping_guess: dict[str, Any]
+    mapping: Mapping | None = None
+    cases: list[dict[str, JsonValue]] = Field(default_factory=list)
+    assertion: str
+    warnings: list[str] = Field(default_factory=list)
+    total: int | None = None
+
+
+class ImportProgress(BaseModel):
+    """Progress of an import job: rows read from the source, cases built, total if known."""
+
+    rows_read: int
+    cases_built: int
+    total: int | None = None
+
+
+class ImportResult(BaseModel):
+    """Outcome of an import (SPEC E.5). ``created`` is False when the identical version existed."""
+
+    workspace: str
+    id: str
+    version: str
+    cases: int
+    created: bool
+    revived: bool = False
+    content_hash: str
+
+
+class BenchmarkInfo(BaseModel):
+    """A catalog entry as listed by ``list_benchmarks`` (SPEC F)."""
+
+    id: str
+    version: str
+    description: str | None = None
+    category: str
+    license: str | None = None
+    gated: bool = False
+    origin: Origin | None = None
+    scoring: Scoring | None = None
+    source: RecipeSource
+    mapping: Mapping
+    graders: list[GraderTemplate] = Field(default_factory=list)
+    extra_graders: list[GraderSpec] = Field(default_factory=list)

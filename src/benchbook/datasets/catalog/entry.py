@@ -1,0 +1,42 @@
+"""The catalog entry shape: a :class:`Recipe` plus an optional per-case hook (SPEC F)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchbook.contracts import Recipe
+from benchbook.contracts.imports import BenchmarkInfo
+from benchbook.datasets.mapping import CaseHook
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    """A first-party benchmark: its recipe (source, mapping, graders, origin, scoring) and an
+    optional ``hook(case_dict, row)`` for rules a mapping cannot express (for example TREK's
+    refusal criteria on ``impossible`` rows or SWE-bench image names)."""
+
+    recipe: Recipe
+    hook: CaseHook | None = None
+
+    @property
+    def id(self) -> str:
+        """The catalog id (also the default dataset id)."""
+        return self.recipe.id
+
+    def info(self) -> BenchmarkInfo:
+        """The listing shape of this entry."""
+        r = self.recipe
+        return BenchmarkInfo(
+            id=r.id,
+            version=r.version,
+            description=r.description,
+            category=r.category,
+            license=r.origin.license if r.origin else None,
+            gated=r.source.gated,
+            origin=r.origin,
+            scoring=r.scoring,
+            source=r.source,
+            mapping=r.mapping,
+            graders=r.grader_templates,
+            extra_graders=r.mapping.extra_graders,
+        )

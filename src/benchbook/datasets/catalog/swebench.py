@@ -1,0 +1,135 @@
+"""Repository benchmarks: SWE-bench Lite and Verified, ContextBench (verified subset)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from benchbook.contracts import GraderSpec, Origin, Recipe, Scoring
+from benchbook.contracts.recipe import GraderTemplate, Mapping, RecipeSource
+from benchbook.datasets.catalog.entry import CatalogEntry
+from benchbook.datasets.mapping import git_url
+from benchbook.datasets.sources.base import Row
+
+SWE_GOLD = ["patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS"]
+SWE_META = [
+    "repo",
+    "base_commit",
+    "version",
+    "created_at",
+    "environment_setup_commit",
+    "hints_text",
+    "difficulty",
+]
+SWE_ORIGIN = {
+    "homepage": "https://www.swebench.com/",
+    "paper": "https://arxiv.org/abs/2310.06770",
+    "code": "https://github.com/SWE-bench/SWE-bench",
+    "authors": "Jimenez et al.",
+    "license": "code MIT; the dataset declares no licence",
+    "citation": (
+        "Jimenez et al., SWE-bench: Can Language Models Resolve Real-World GitHub Issues?, "
+        "ICLR 2024."
+    ),
+    "task_type": "repository-level issue resolution",
+}
+
+
+def swebench_image(instance_id: str) -> str:
+    """The official evaluation image of an instance: ``__`` becomes ``_1776_``, lowercased."""
+    name = instance_id.replace("__", "_1776_").lower()
+    return f"swebench/sweb.eval.x86_64.{name}:latest"
+
+
+def _image_hook(case: dict[str, Any], row: Row) -> None:
+    case["image"] = swebench_image(case["id"])
+
+
+_INST = re.compile(r"^(?:instance_)?([\w.-]+?)__([\w.-]+?)-[0-9a-f]+")
+
+
+def _contextbench_hook(case: dict[str, Any], row: Row) -> None:
+    """Recover ``owner/repo`` from ``original_inst_id`` when ``repo`` has no owner (SPEC I)."""
+    repo = str(row.get("repo") or "")
+    if "/" in repo:
+        return
+    match = _INST.match(str(row.get("original_inst_id") or ""))
+    if match:
+        case["env"]["source"]["git"] = git_url(f"{match.group(1)}/{match.group(2)}")
+
+
+def _swe_entry(entry_id: str, dataset: str, description: str) -> CatalogEntry:
+    return CatalogEntry(
+        Recipe(
+            id=entry_id,
+            version="1.0.0",
+            description=description,
+            category="coding",
+            origin=Origin(data=f"https://huggingface.co/datasets/{dataset}", **SWE_ORIGIN),
+            scoring=Scoring(kind="official", official_evaluator="swebench.harness.run_evaluation"),
+            source=RecipeSource(kind="huggingface", dataset=dataset, split="test"),
+            mapping=Mapping(
+                id_field="instance_id",
+                task_field="problem_statement",
+                env="repo",
+                repo_path="/testbed",
+                metadata_fields=SWE_META,
+                gold_fields=SWE_GOLD,
+            ),
+            grader_templates=[GraderTemplate(id="swe-bench"), GraderTemplate(id="localization")],
+        ),
+        hook=_image_hook,
+    )
+
+
+SWE_BENCH_LITE = _swe_entry(
+    "swe-bench-lite",
+    "princeton-nlp/SWE-bench_Lite",
+    "300 GitHub issues from 11 Python repositories; the agent edits /testbed in the official "
+    "evaluation image; graded by the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
+)
+SWE_BENCH_VERIFIED = _swe_entry(
+    "swe-bench-verified",
+    "princeton-nlp/SWE-bench_Verified",
+    "500 human-validated SWE-bench issues; the agent edits /testbed in the official evaluation "
+    "image; graded by the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
+)
+
+CONTEXTBENCH_VERIFIED = CatalogEntry(
+    Recipe(
+        id="contextbench-verified",
+        version="1.0.0",
+        description=(
+            "ContextBench's SWE-bench-Verified subset: the agent works in a checkout at the base "
+            "commit; scored by how well it retrieves the gold context (file, symbol, span, line)."
+        ),
+        category="coding",
+        origin=Origin(
+            paper="https://arxiv.org/abs/2602.05892",
+            code="https://github.com/EuniAI/ContextBench",
+            data="https://huggingface.co/datasets/Contextbench/ContextBench",
+            license="none declared",
+            task_type="code context retrieval",
+        ),
+        scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
+        source=RecipeSource(
+            kind="huggingface",
+            dataset="Contextbench/ContextBench",
+            config="contextbench_verified",
+            split="train",
+        ),
+        mapping=Mapping(
+            id_field="instance_id",
+            task_field="problem_statement",
+            git_field="repo",
+            ref_field="base_commit",
+            env="repo",
+            tag_fields=["language"],
+            gold_fields=["gold_context", "patch", "test_patch", "f2p", "p2p"],
+            extra_graders=[GraderSpec(id="localization")],
+        ),
+    ),
+    hook=_contextbench_hook,
+)
+
+ENTRIES = [SWE_BENCH_LITE, SWE_BENCH_VERIFIED, CONTEXTBENCH_VERIFIED]

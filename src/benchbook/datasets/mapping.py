@@ -1,0 +1,343 @@
+"""Source rows → cases (SPEC E.3): the hot path of every import.
+
+:class:`CaseBuilder` turns one row into a case dict, :func:`case_rows` streams
+``(case_id, canonical body, sha256)`` rows for ``services.datasets.store_version`` without
+keeping rows or cases alive. Rules:
+
+- **id**: the ``id_field`` value as text; without an id field, ``<dataset id>-<row index>``
+  (0-based over the rows read).
+- **task**: ``task_template`` rendered, else the ``task_field`` value as text.
+- **expected**: the ``answer_field`` value as text; with ``answer_pattern`` (a regex) the first
+  group of its first match (the whole match when it has no group). No match is a row error.
+- **env** (``env: auto``): a git field, repo path or files template → ``repo``; a start-url field
+  or constant → ``browser``; an answer field → ``prompt``; otherwise ``browser``. A git value
+  written ``owner/name`` means ``https://github.com/owner/name.git``.
+- **metadata**: ``"*"`` = every column except the id, task and answer columns and the fields a
+  ``task_template`` uses; or the listed columns that the row has. ``gold_fields`` are always kept
+  and must be present; ``flag_fields`` are parsed into booleans (``"0.0"`` → false, ``""`` → null).
+- **graders**: the recipe's grader templates rendered per row, then ``extra_graders``, then a
+  ``command`` grader from ``test_cmd_field``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchbook.contracts import Case
+from benchbook.contracts.recipe import GraderTemplate, Mapping
+from benchbook.datasets.identity import case_body, sha256_hex
+from benchbook.datasets.sources.base import Row
+from benchbook.datasets.templates import (
+    MissingField,
+    Template,
+    compile_template,
+    is_missing,
+    lookup,
+    value_text,
+)
+from benchbook.errors import InvalidInput
+
+CaseRow = tuple[str, bytes, str]
+CaseHook = Callable[[dict[str, Any], Row], None]
+MAX_FAILURES = 10
+_OWNER_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
+_TRUE = {"true", "yes", "y", "t"}
+_FALSE = {"false", "no", "n", "f"}
+
+
+class RowError(Exception):
+    """A row that cannot become a case; the caller adds the row number."""
+
+
+def resolve_env(mapping: Mapping) -> str:
+    """The env kind a mapping produces (SPEC E.3 inference when ``env`` is ``auto``)."""
+    if mapping.env != "auto":
+        return mapping.env
+    if mapping.git_field or mapping.repo_path or mapping.files_template:
+        return "repo"
+    if mapping.start_url_field or mapping.start_url:
+        return "browser"
+    if mapping.answer_field:
+        return "prompt"
+    return "browser"
+
+
+def parse_flag(value: Any) -> bool | None:
+    """A flag value as a boolean: numbers by value (``"0.0"`` → False), yes/no words, ``""`` → None.
+
+    Raises:
+        ValueError: the value is not a recognisable flag.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value != 0
+    text = str(value).strip().lower()
+    if not text:
+        return None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    return float(text) != 0
+
+
+def git_url(value: str) -> str:
+    """An http(s) clone URL; ``owner/name`` is read as a GitHub repository."""
+    if _OWNER_REPO.match(value):
+        return f"https://github.com/{value}.git"
+    return value
+
+
+def _compile_config(value: Any, where: str) -> Any:
+    if isinstance(value, str):
+        return compile_template(value, where)
+    if isinstance(value, dict):
+        return {k: _compile_config(v, f"{where}.{k}") for k, v in value.items()}
+    if isinstance(value, list):
+        return [_compile_config(v, f"{where}.{i}") for i, v in enumerate(value)]
+    return value
+
+
+def _render_config(value: Any, row: Row) -> Any:
+    if isinstance(value, Template):
+        return value.render(row)
+    if isinstance(value, dict):
+        return {k: _render_config(v, row) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_render_config(v, row) for v in value]
+    return value
+
+
+class CaseBuilder:
+    """Builds case dicts from rows with one mapping; templates are compiled once here.
+
+    Args:
+        mapping: the SPEC E.3 mapping.
+        dataset_id: used for positional ids ``<dataset id>-<index>``.
+        grader_templates: the recipe's per-row grader templates.
+        hook: an optional catalog hook ``hook(case_dict, row)`` that edits the case in place.
+
+    Raises:
+        InvalidInput: a template or ``answer_pattern`` does not compile (naming the mapping key).
+    """
+
+    def __init__(
+        self,
+        mapping: Mapping,
+        dataset_id: str,
+        grader_templates: Iterable[GraderTemplate] = (),
+        hook: CaseHook | None = None,
+    ) -> None:
+        self.mapping = mapping
+        self.dataset_id = dataset_id
+        self.env_kind = resolve_env(mapping)
+        self.hook = hook
+        m = mapping
+        self.task = (
+            compile_template(m.task_template, "mapping.task_template") if m.task_template else None
+        )
+        self.image = compile_template(m.image, "mapping.image") if m.image else None
+        self.files = {
+            path: compile_template(t, f"mapping.files_template.{path}")
+            for path, t in (m.files_template or {}).items()
+        }
+        self.pattern = self._pattern(m.answer_pattern)
+        self.graders = [
+            (g.id, _compile_config(g.config, f"grader_templates.{i}.config"))
+            for i, g in enumerate(grader_templates)
+        ]
+        self.static_graders = [g.model_dump(mode="json") for g in m.extra_graders]
+        self.placement = m.placement.model_dump(mode="json") if m.placement else None
+        mapped = {
+            m.id_field,
+            m.task_field,
+            m.answer_field,
+            *(self.task.fields if self.task else []),
+        }
+        self.skip_in_metadata = {f for f in mapped if f}
+
+    @staticmethod
+    def _pattern(source: str | None) -> re.Pattern[str] | None:
+        if source is None:
+            return None
+        try:
+            return re.compile(source)
+        except re.error as exc:
+            message = f"mapping.answer_pattern: not a regular expression: {exc}"
+            raise InvalidInput(
+                message, {"errors": [{"path": "mapping.answer_pattern", "message": message}]}
+            ) from exc
+
+    def build(self, index: int, row: Row) -> dict[str, Any]:
+        """The case dict for the row at 0-based ``index``. Raises RowError."""
+        try:
+            case: dict[str, Any] = {
+                "id": self._id(index, row),
+                "env": self._env(row),
+                "task": self.task.render(row)
+                if self.task
+                else self._required(row, self.mapping.task_field),
+            }
+            if self.mapping.answer_field:
+                case["expected"] = self._expected(row)
+            self._extras(case, row)
+        except MissingField as exc:
+            raise RowError(f"field {exc.field!r} is missing") from exc
+        if self.hook is not None:
+            self.hook(case, row)
+        return case
+
+    def _required(self, row: Row, field: str | None) -> str:
+        value = lookup(row, field or "")
+        if is_missing(value) or value is None:
+            raise RowError(f"field {field!r} is missing")
+        return value_text(value)
+
+    def _id(self, index: int, row: Row) -> str:
+        if not self.mapping.id_field:
+            return f"{self.dataset_id}-{index}"
+        text = self._required(row, self.mapping.id_field)
+        if not text:
+            raise RowError(f"id field {self.mapping.id_field!r} is empty")
+        return text
+
+    def _expected(self, row: Row) -> str:
+        text = self._required(row, self.mapping.answer_field)
+        if self.pattern is None:
+            return text
+        match = self.pattern.search(text)
+        if match is None:
+            raise RowError(
+                f"answer_pattern {self.pattern.pattern!r} does not match "
+                f"field {self.mapping.answer_field!r}"
+            )
+        return (match.group(1) if self.pattern.groups else match.group(0)).strip()
+
+    def _env(self, row: Row) -> dict[str, Any]:
+        m = self.mapping
+        kind = self.env_kind
+        if kind == "browser":
+            url = self._required(row, m.start_url_field) if m.start_url_field else m.start_url
+            return {"kind": "browser", "start_url": url or None}
+        if kind == "repo":
+            if m.git_field:
+                git = git_url(self._required(row, m.git_field))
+                ref = self._required(row, m.ref_field) if m.ref_field else "HEAD"
+                source: dict[str, Any] = {"git": git, "ref": ref}
+            elif self.files:
+                source = {"files": {p: t.render(row) for p, t in self.files.items()}}
+            elif m.repo_path:
+                source = {"path": m.repo_path}
+            else:
+                raise RowError("a repo env needs git_field, files_template or repo_path")
+            return {"kind": "repo", "source": source}
+        return {"kind": kind}
+
+    def _extras(self, case: dict[str, Any], row: Row) -> None:
+        m = self.mapping
+        if m.tag_fields:
+            case["tags"] = self._tags(row)
+        if m.image_field:
+            case["image"] = self._required(row, m.image_field)
+        elif self.image is not None:
+            case["image"] = self.image.render(row)
+        if self.placement is not None:
+            case["placement"] = self.placement
+        case["metadata"] = self._metadata(row)
+        if m.gold_fields:
+            case["gold_fields"] = list(m.gold_fields)
+        graders = [{"id": gid, "config": _render_config(cfg, row)} for gid, cfg in self.graders]
+        graders.extend(self.static_graders)
+        if m.test_cmd_field:
+            cmd = self._required(row, m.test_cmd_field)
+            graders.append({"id": "command", "config": {"cmd": cmd}})
+        if graders:
+            case["graders"] = graders
+
+    def _tags(self, row: Row) -> list[str]:
+        tags: list[str] = []
+        for field in self.mapping.tag_fields:
+            value = lookup(row, field)
+            values = value if isinstance(value, list) else [value]
+            tags.extend(value_text(v) for v in values if not is_missing(v) and v not in (None, ""))
+        return tags
+
+    def _metadata(self, row: Row) -> dict[str, Any]:
+        m = self.mapping
+        if m.metadata_fields == "*":
+            skip = self.skip_in_metadata
+            meta = {k: v for k, v in row.items() if k not in skip}
+        else:
+            meta = {k: row[k] for k in m.metadata_fields if k in row}
+        for field in m.gold_fields:
+            value = lookup(row, field)
+            if is_missing(value):
+                raise RowError(f"gold field {field!r} is missing")
+            meta[field] = value
+        for field in m.flag_fields:
+            value = lookup(row, field)
+            if is_missing(value):
+                continue
+            try:
+                meta[field] = parse_flag(value)
+            except ValueError as exc:
+                raise RowError(f"flag field {field!r} is not a flag: {value!r}") from exc
+        return meta
+
+
+def case_row(case: dict[str, Any]) -> CaseRow:
+    """Validate a case dict as :class:`Case`; return ``(id, canonical body, sha256)``.
+
+    Raises:
+        RowError: the case is invalid, naming the first field path.
+    """
+    try:
+        parsed = Case.model_validate(case)
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        path = ".".join(str(p) for p in first["loc"]) or "case"
+        raise RowError(f"{path}: {str(first['msg']).removeprefix('Value error, ')}") from exc
+    body = case_body(parsed)
+    return parsed.id, body, sha256_hex(body)
+
+
+def case_rows(
+    rows: Iterable[tuple[int, Row]],
+    builder: CaseBuilder,
+    limit: int | None = None,
+    on_row: Callable[[int, int], None] | None = None,
+) -> Iterator[CaseRow]:
+    """Stream ``(case_id, body, sha256)`` for each source row, in order.
+
+    ``on_row(rows_read, cases_built)`` is called after each row. After the first failing row nothing
+    more is yielded; rows are still checked until :data:`MAX_FAILURES` failures or the end, then
+    InvalidInput lists them (``details.errors``: ``{row, path, message}``). The caller's
+    transaction must roll back, so a bad row stores nothing.
+    """
+    failures: list[dict[str, Any]] = []
+    for index, (number, row) in enumerate(rows):
+        if limit is not None and index >= limit:
+            break
+        try:
+            out = case_row(builder.build(index, row))
+        except (RowError, ValueError) as exc:
+            failures.append({"row": number, "path": f"row {number}", "message": str(exc)})
+            if len(failures) >= MAX_FAILURES:
+                break
+            continue
+        if on_row is not None:
+            on_row(index + 1, index + 1 - len(failures))
+        if not failures:
+            yield out
+    if failures:
+        first = failures[0]
+        more = f" (and {len(failures) - 1} more failing rows)" if len(failures) > 1 else ""
+        raise InvalidInput(
+            f"row {first['row']}: {first['message']}{more}; nothing was imported",
+            {"errors": failures},
+        )

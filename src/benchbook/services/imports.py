@@ -1,0 +1,281 @@
+"""Benchmark imports (SPEC D, E): list the catalog, preview a source, import it as a version.
+
+An import resolves a recipe (inline ``spec``, registered ``recipe`` or catalog ``benchmark``),
+opens its row source (:func:`open_source`), maps rows to cases (``datasets/mapping.py``) and
+streams them into ``services.datasets.store_version`` in one transaction: a bad row rejects the
+whole import and stores nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from benchbook.contracts import Dataset, Provenance, Recipe
+from benchbook.contracts.imports import (
+    BenchmarkInfo,
+    ImportProgress,
+    ImportRequest,
+    ImportResult,
+    PreviewResult,
+)
+from benchbook.datasets.catalog import get_entry, list_entries
+from benchbook.datasets.identity import dataset_meta
+from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
+from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
+from benchbook.datasets.sources.base import RowSource
+from benchbook.datasets.sources.files import FileSource, guess_format
+from benchbook.datasets.sources.folder import FolderSource
+from benchbook.datasets.versions import bump_version, pick_latest
+from benchbook.errors import InvalidInput
+from benchbook.services.context import Context
+from benchbook.services.datasets import store_version
+from benchbook.services.validation import parse_model
+from benchbook.store import datasets as repo
+
+PREVIEW_ROWS = 20
+PROGRESS_EVERY = 1000
+Progress = Callable[[ImportProgress], None]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A resolved request: the recipe to apply and how it was reached."""
+
+    recipe: Recipe
+    via: Literal["spec", "recipe", "catalog"]
+    hook: CaseHook | None = None
+
+
+def parse_import_request(payload: Any) -> ImportRequest:
+    """Validate an import request body; InvalidInput lists every problem by path
+    (a ``javascript:`` origin link in an inline spec is ``spec.origin.homepage``)."""
+    return parse_model(ImportRequest, payload, "import request")
+
+
+def list_benchmarks(ctx: Context) -> list[BenchmarkInfo]:
+    """The first-party catalog (SPEC F), sorted by id."""
+    ctx.require("datasets:read")
+    return [e.info() for e in list_entries()]
+
+
+def get_benchmark(ctx: Context, benchmark: str) -> BenchmarkInfo:
+    """One catalog entry. Raises NotFound listing the known ids."""
+    ctx.require("datasets:read")
+    return get_entry(benchmark).info()
+
+
+def _plan(ctx: Context, request: ImportRequest) -> _Plan:
+    if request.benchmark is not None:
+        entry = get_entry(request.benchmark)
+        plan = _Plan(entry.recipe, "catalog", entry.hook)
+    elif request.spec is not None:
+        plan = _Plan(request.spec, "spec")
+    else:
+        plan = _Plan(_registered_recipe(ctx, request), "recipe")
+    overrides = {k: getattr(request, k) for k in ("split", "config") if getattr(request, k)}
+    if overrides:
+        source = plan.recipe.source.model_copy(update=overrides)
+        plan = _Plan(plan.recipe.model_copy(update={"source": source}), plan.via, plan.hook)
+    return plan
+
+
+def _registered_recipe(ctx: Context, request: ImportRequest) -> Recipe:
+    try:
+        recipes = importlib.import_module("benchbook.services.recipes")
+    except ImportError as exc:
+        raise InvalidInput("recipes are not available yet; pass an inline spec instead") from exc
+    assert request.recipe is not None
+    recipe: Recipe = recipes.get_recipe(ctx, request.recipe.id, request.recipe.version)
+    return recipe
+
+
+def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | None) -> RowSource:
+    """Pick the row source for a recipe — the one place where sources are wired in.
+
+    A local ``file`` (a file or a one-task-per-file folder) always wins, read with the recipe's
+    mapping whatever the recipe's own source kind. Otherwise Hugging Face sources go through
+    ``benchbook.datasets.sources.hf_viewer.open_hf_source(ctx, source)`` when that module exists;
+    without it (and for ``url`` sources) this raises InvalidInput asking for ``--file``.
+    """
+    source = plan.recipe.source
+    if file is not None:
+        if file.is_dir():
+            return FolderSource(file, id_key=plan.recipe.mapping.id_field, name=file_name)
+        fmt = guess_format(file_name or file.name) or source.format
+        src = FileSource(file, format=fmt, json_key=source.json_key, name=file_name)
+        if file_name is not None:
+            src.ref = src.ref.model_copy(update={"kind": "upload"})
+        return src
+    where = f"{plan.recipe.id}: "
+    if source.kind == "huggingface":
+        try:
+            hf = importlib.import_module("benchbook.datasets.sources.hf_viewer")
+        except ImportError:
+            hf = None
+        if hf is not None and hasattr(hf, "open_hf_source"):
+            opened: RowSource = hf.open_hf_source(ctx, source)
+            return opened
+        raise InvalidInput(
+            f"{where}reading {source.dataset} from Hugging Face is not available here; "
+            "download the data and use --file PATH"
+        )
+    hint = f" ({source.file})" if source.file else ""
+    raise InvalidInput(f"{where}this benchmark reads a local file{hint}: use --file PATH")
+
+
+@contextmanager
+def _local_file(
+    request: ImportRequest, file: Path | None, file_name: str | None
+) -> Iterator[tuple[Path | None, str | None]]:
+    """The file to read: ``file`` as given, or ``request.text`` saved to a temporary file."""
+    if request.text is None:
+        yield file, file_name
+        return
+    if file is not None:
+        raise InvalidInput("give a file or text, not both")
+    suffix = f".{request.format}" if request.format else ".txt"
+    fd, tmp = tempfile.mkstemp(prefix="benchbook-upload-", suffix=suffix)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(request.text)
+        yield Path(tmp), file_name or f"upload{suffix}"
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+
+
+def preview_benchmark_source(
+    ctx: Context, request: ImportRequest, file: Path | None = None, file_name: str | None = None
+) -> PreviewResult:
+    """Read ≤ 20 rows and show how they would import (SPEC E.4); writes nothing.
+
+    Rows that would fail become warnings naming their row number.
+    """
+    ctx.require("datasets:write")
+    plan = _plan(ctx, request)
+    limit = min(request.limit or PREVIEW_ROWS, PREVIEW_ROWS)
+    with _local_file(request, file, file_name) as (path, name):
+        source = open_source(ctx, plan, path, name)
+        rows = []
+        for number, row in source.rows():
+            rows.append((number, row))
+            if len(rows) >= limit:
+                break
+    mapping = plan.recipe.mapping
+    builder = CaseBuilder(
+        mapping, request.id or plan.recipe.id, plan.recipe.grader_templates, plan.hook
+    )
+    assertion, warnings = describe_mapping(mapping, len(plan.recipe.grader_templates))
+    cases = []
+    for index, (number, row) in enumerate(rows):
+        try:
+            cases.append(case_row(builder.build(index, row))[1])
+        except (RowError, ValueError) as exc:
+            warnings.append(f"row {number}: {exc}")
+    fields = union_fields(r for _, r in rows)
+    return PreviewResult(
+        fields=fields,
+        rows=[r for _, r in rows],
+        mapping_guess=guess_mapping(fields),
+        mapping=mapping,
+        cases=[orjson.loads(c) for c in cases],
+        assertion=assertion,
+        warnings=warnings,
+        total=source.total,
+    )
+
+
+def _target_version(ctx: Context, request: ImportRequest, dataset_id: str) -> str:
+    if request.version is not None:
+        return request.version
+    workspace = ctx.target_workspace(request.shared)
+    with ctx.engine.connect() as conn:
+        existing = [v.version for v in repo.live_versions(conn, workspace, dataset_id)]
+    if request.bump is not None:
+        return bump_version(existing, request.bump)
+    return pick_latest(existing) or "1.0.0"
+
+
+def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict[str, Any]:
+    recipe = plan.recipe
+    provenance = Provenance(
+        via=plan.via,
+        id=recipe.id,
+        version=recipe.version,
+        source=source.ref,
+        origin=recipe.origin,
+        scoring=recipe.scoring,
+    )
+    payload = {
+        "id": dataset_id,
+        "version": version,
+        "description": recipe.description,
+        "produced_by": provenance.model_dump(mode="json"),
+    }
+    return dataset_meta(parse_model(Dataset, payload, "dataset"))
+
+
+def import_benchmark(
+    ctx: Context,
+    request: ImportRequest,
+    file: Path | None = None,
+    progress: Progress | None = None,
+    file_name: str | None = None,
+) -> ImportResult:
+    """Import a benchmark source as a dataset version (SPEC E.5).
+
+    Args:
+        request: what to import (SPEC E.1).
+        file: a local file or folder to read with the recipe's mapping (``--file``); uploads
+            pass the saved temporary file and ``file_name`` (recorded as an ``upload``).
+        progress: called with rows read / cases built about every 1000 rows and at the end.
+
+    Returns:
+        ``{workspace, id, version, cases, created}``; ``created`` is False when the identical
+        version already existed.
+
+    Raises:
+        InvalidInput: bad rows (the first failures with row numbers), templates, duplicate case
+            ids, versions; nothing is stored. Conflict: the version exists with other content.
+        NotFound: unknown benchmark or recipe.
+    """
+    ctx.require("datasets:write")
+    plan = _plan(ctx, request)
+    dataset_id = request.id or plan.recipe.id
+    builder = CaseBuilder(plan.recipe.mapping, dataset_id, plan.recipe.grader_templates, plan.hook)
+    with _local_file(request, file, file_name) as (path, name):
+        source = open_source(ctx, plan, path, name)
+        version = _target_version(ctx, request, dataset_id)
+        meta = _meta(plan, dataset_id, version, source)
+        state = {"rows": 0, "cases": 0}
+
+        def on_row(rows_read: int, cases_built: int) -> None:
+            state["rows"], state["cases"] = rows_read, cases_built
+            if progress is not None and rows_read % PROGRESS_EVERY == 0:
+                progress(
+                    ImportProgress(rows_read=rows_read, cases_built=cases_built, total=source.total)
+                )
+
+        stream = case_rows(source.rows(), builder, request.limit, on_row)
+        result = store_version(ctx, dataset_id, version, meta, stream, request.shared)
+    if progress is not None:
+        progress(
+            ImportProgress(rows_read=state["rows"], cases_built=state["cases"], total=source.total)
+        )
+    return ImportResult(
+        workspace=result.workspace,
+        id=result.id,
+        version=result.version,
+        cases=result.cases,
+        created=result.created,
+        revived=result.revived,
+        content_hash=result.content_hash,
+    )
