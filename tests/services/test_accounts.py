@@ -47,12 +47,6 @@ class Team:
     outsider: Context
 
 
-def login(ctx: Context, email: str, workspace: str) -> Context:
-    """A context for ``email`` acting in ``workspace``, through password authentication."""
-    principal = authenticate_password(ctx.engine, email, PASSWORD, workspace)
-    return Context(principal=principal, engine=ctx.engine, settings=ctx.settings)
-
-
 SCOPE_OF: dict[str, KeyScope] = {"viewer": "read", "member": "write", "admin": "admin"}
 
 
