@@ -27,9 +27,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from benchbook.contracts import Case
 from benchbook.contracts.recipe import GraderTemplate, Mapping
-from benchbook.datasets.identity import case_body, sha256_hex
+from benchbook.datasets.case_bodies import CaseCanonicalizer
+from benchbook.datasets.identity import sha256_hex
 from benchbook.datasets.sources.base import Row
 from benchbook.datasets.templates import (
     MissingField,
@@ -44,6 +44,7 @@ from benchbook.errors import InvalidInput
 CaseRow = tuple[str, bytes, str]
 CaseHook = Callable[[dict[str, Any], Row], None]
 MAX_FAILURES = 10
+MAX_ID_CHARS = 512
 _OWNER_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
 _TRUE = {"true", "yes", "y", "t"}
 _FALSE = {"false", "no", "n", "f"}
@@ -103,6 +104,16 @@ def _compile_config(value: Any, where: str) -> Any:
     return value
 
 
+def _has_template(value: Any) -> bool:
+    if isinstance(value, Template):
+        return bool(value.fields)
+    if isinstance(value, dict):
+        return any(_has_template(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_template(v) for v in value)
+    return False
+
+
 def _render_config(value: Any, row: Row) -> Any:
     if isinstance(value, Template):
         return value.render(row)
@@ -147,12 +158,23 @@ class CaseBuilder:
             for path, t in (m.files_template or {}).items()
         }
         self.pattern = self._pattern(m.answer_pattern)
-        self.graders = [
-            (g.id, _compile_config(g.config, f"grader_templates.{i}.config"))
-            for i, g in enumerate(grader_templates)
-        ]
-        self.static_graders = [g.model_dump(mode="json") for g in m.extra_graders]
-        self.placement = m.placement.model_dump(mode="json") if m.placement else None
+        self.canon = CaseCanonicalizer()
+        self.graders: list[Any] = []
+        for i, g in enumerate(grader_templates):
+            config = _compile_config(g.config, f"grader_templates.{i}.config")
+            if _has_template(config):
+                self.graders.append((g.id, config))
+            else:
+                self.graders.append(self.canon.constant({"id": g.id, "config": g.config}, "grader"))
+        self.graders.extend(
+            self.canon.constant(g.model_dump(mode="json"), "grader") for g in m.extra_graders
+        )
+        self.placement = (
+            self.canon.constant(m.placement.model_dump(mode="json"), "placement")
+            if m.placement
+            else None
+        )
+        self.fixed_env = self._fixed_env()
         mapped = {
             m.id_field,
             m.task_field,
@@ -174,15 +196,18 @@ class CaseBuilder:
             ) from exc
 
     def build(self, index: int, row: Row) -> dict[str, Any]:
-        """The case dict for the row at 0-based ``index``. Raises RowError."""
+        """The case dict for the row at 0-based ``index``. Raises RowError.
+
+        Without a hook the dict is canonical (``Case`` defaults filled, values checked), which
+        lets :func:`case_row` skip re-validation; a hook gets a plain dict to edit.
+        """
+        case: dict[str, Any] = self.canon.defaults.copy() if self.hook is None else {}
         try:
-            case: dict[str, Any] = {
-                "id": self._id(index, row),
-                "env": self._env(row),
-                "task": self.task.render(row)
-                if self.task
-                else self._required(row, self.mapping.task_field),
-            }
+            case["id"] = self._id(index, row)
+            case["env"] = self._env(row)
+            case["task"] = (
+                self.task.render(row) if self.task else self._required(row, self.mapping.task_field)
+            )
             if self.mapping.answer_field:
                 case["expected"] = self._expected(row)
             self._extras(case, row)
@@ -193,6 +218,9 @@ class CaseBuilder:
         return case
 
     def _required(self, row: Row, field: str | None) -> str:
+        value = row.get(field) if field else None
+        if type(value) is str:
+            return value
         value = lookup(row, field or "")
         if is_missing(value) or value is None:
             raise RowError(f"field {field!r} is missing")
@@ -202,8 +230,8 @@ class CaseBuilder:
         if not self.mapping.id_field:
             return f"{self.dataset_id}-{index}"
         text = self._required(row, self.mapping.id_field)
-        if not text:
-            raise RowError(f"id field {self.mapping.id_field!r} is empty")
+        if not 0 < len(text) <= MAX_ID_CHARS:
+            raise RowError(f"id field {self.mapping.id_field!r} must hold 1-512 characters")
         return text
 
     def _expected(self, row: Row) -> str:
@@ -218,16 +246,32 @@ class CaseBuilder:
             )
         return (match.group(1) if self.pattern.groups else match.group(0)).strip()
 
+    def _fixed_env(self) -> dict[str, Any] | None:
+        """The env shared by every row (prompt, os-use, a constant URL or repo path), canonical."""
+        m = self.mapping
+        kind = self.env_kind
+        if kind in ("prompt", "os-use"):
+            return self.canon.constant({"kind": kind}, "env")
+        if kind == "browser" and not m.start_url_field:
+            return self.canon.constant({"kind": kind, "start_url": m.start_url}, "env")
+        if kind == "repo" and not (m.git_field or self.files) and m.repo_path:
+            return self.canon.constant({"kind": kind, "source": {"path": m.repo_path}}, "env")
+        return None
+
     def _env(self, row: Row) -> dict[str, Any]:
+        if self.fixed_env is not None:
+            return self.fixed_env
         m = self.mapping
         kind = self.env_kind
         if kind == "browser":
             url = self._required(row, m.start_url_field) if m.start_url_field else m.start_url
-            return {"kind": "browser", "start_url": url or None}
+            return {"kind": "browser", "start_url": self._url(url) if url else None}
         if kind == "repo":
             if m.git_field:
-                git = git_url(self._required(row, m.git_field))
+                git = self._url(git_url(self._required(row, m.git_field)))
                 ref = self._required(row, m.ref_field) if m.ref_field else "HEAD"
+                if not ref:
+                    raise RowError(f"field {m.ref_field!r} is empty")
                 source: dict[str, Any] = {"git": git, "ref": ref}
             elif self.files:
                 source = {"files": {p: t.render(row) for p, t in self.files.items()}}
@@ -235,13 +279,24 @@ class CaseBuilder:
                 source = {"path": m.repo_path}
             else:
                 raise RowError("a repo env needs git_field, files_template or repo_path")
-            return {"kind": "repo", "source": source}
+            return {"kind": "repo", "source": source, "setup": []}
         return {"kind": kind}
+
+    def _url(self, value: str) -> str:
+        try:
+            return self.canon.url(value)
+        except ValueError as exc:
+            raise RowError(f"url {exc}") from exc
 
     def _extras(self, case: dict[str, Any], row: Row) -> None:
         m = self.mapping
         if m.tag_fields:
-            case["tags"] = self._tags(row)
+            tags = self._tags(row)
+            if tags:
+                try:
+                    case["tags"] = self.canon.tags(tags)
+                except ValueError as exc:
+                    raise RowError(str(exc)) from exc
         if m.image_field:
             case["image"] = self._required(row, m.image_field)
         elif self.image is not None:
@@ -251,12 +306,13 @@ class CaseBuilder:
         case["metadata"] = self._metadata(row)
         if m.gold_fields:
             case["gold_fields"] = list(m.gold_fields)
-        graders = [{"id": gid, "config": _render_config(cfg, row)} for gid, cfg in self.graders]
-        graders.extend(self.static_graders)
-        if m.test_cmd_field:
-            cmd = self._required(row, m.test_cmd_field)
-            graders.append({"id": "command", "config": {"cmd": cmd}})
-        if graders:
+        if self.graders or m.test_cmd_field:
+            graders = [
+                g if isinstance(g, dict) else _rendered(g[0], _render_config(g[1], row))
+                for g in self.graders
+            ]
+            if m.test_cmd_field:
+                graders.append(_rendered("command", {"cmd": self._required(row, m.test_cmd_field)}))
             case["graders"] = graders
 
     def _tags(self, row: Row) -> list[str]:
@@ -290,20 +346,25 @@ class CaseBuilder:
         return meta
 
 
-def case_row(case: dict[str, Any]) -> CaseRow:
-    """Validate a case dict as :class:`Case`; return ``(id, canonical body, sha256)``.
+def _rendered(grader_id: str, config: dict[str, Any]) -> dict[str, Any]:
+    return {"id": grader_id, "config": config, "direction": None}
+
+
+def case_row(builder: CaseBuilder, case: dict[str, Any]) -> CaseRow:
+    """Validate a built case; return ``(id, canonical body, sha256)``.
+
+    The body equals ``case_body(Case.model_validate(case))`` (see ``datasets/case_bodies.py``).
 
     Raises:
         RowError: the case is invalid, naming the first field path.
     """
     try:
-        parsed = Case.model_validate(case)
+        body = builder.canon.body(case, trusted=builder.hook is None)
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         path = ".".join(str(p) for p in first["loc"]) or "case"
         raise RowError(f"{path}: {str(first['msg']).removeprefix('Value error, ')}") from exc
-    body = case_body(parsed)
-    return parsed.id, body, sha256_hex(body)
+    return case["id"], body, sha256_hex(body)
 
 
 def case_rows(
@@ -324,7 +385,7 @@ def case_rows(
         if limit is not None and index >= limit:
             break
         try:
-            out = case_row(builder.build(index, row))
+            out = case_row(builder, builder.build(index, row))
         except (RowError, ValueError) as exc:
             failures.append({"row": number, "path": f"row {number}", "message": str(exc)})
             if len(failures) >= MAX_FAILURES:

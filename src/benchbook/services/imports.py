@@ -177,7 +177,7 @@ def preview_benchmark_source(
     cases = []
     for index, (number, row) in enumerate(rows):
         try:
-            cases.append(case_row(builder.build(index, row))[1])
+            cases.append(case_row(builder, builder.build(index, row))[1])
         except (RowError, ValueError) as exc:
             warnings.append(f"row {number}: {exc}")
     fields = union_fields(r for _, r in rows)
