@@ -1,0 +1,310 @@
+"""Hugging Face sources against the local server speaking the Hub and viewer protocols."""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import hashlib
+import io
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchbook.contracts.recipe import RecipeSource
+from benchbook.datasets.sources.files import FileSource
+from benchbook.datasets.sources.hf_files import HfFileSource, open_huggingface_source
+from benchbook.datasets.sources.hf_hub import HfHub
+from benchbook.datasets.sources.hf_search import (
+    list_hf_files,
+    list_hf_splits,
+    search_hf_datasets,
+)
+from benchbook.datasets.sources.hf_viewer import HfViewerSource
+from benchbook.errors import InvalidInput, NotFound, UpstreamError
+from benchbook.settings import Settings
+from tests.hfserver import GATED_ID, GATED_TOKEN, GSM8K_ID, PAGED_ID, FakeDataset, HfServer
+from tests.hfserver.catalog import PAGED_FEATURES, paged_rows, viewerless
+
+
+@pytest.fixture
+def hub(hf_server: HfServer, tmp_path: Path) -> HfHub:
+    settings = Settings(HF_ENDPOINT=hf_server.url, hf_viewer_endpoint=hf_server.viewer_url)
+    return dataclasses.replace(
+        HfHub.from_settings(settings, cache_dir=tmp_path / "hf-cache"), backoff_s=0.001
+    )
+
+
+def rows_offsets(server: HfServer) -> list[int]:
+    return [int(r.query["offset"]) for r in server.calls("/viewer/rows")]
+
+
+def test_hub_endpoints_come_from_settings(hub: HfHub, hf_server: HfServer) -> None:
+    assert hub.endpoint == hf_server.url
+    assert hub.viewer_endpoint == hf_server.viewer_url
+
+
+def test_gsm8k_through_the_viewer_yields_the_file_rows_in_order(
+    hub: HfHub, hf_server: HfServer, shared_data: Path
+) -> None:
+    source = HfViewerSource(hub, GSM8K_ID, "main", "test")
+    got = list(source.rows())
+    expected = [row for _, row in FileSource(shared_data / "gsm8k" / "test.jsonl").rows()]
+    assert source.total == 1319
+    assert [row for _, row in got] == expected
+    assert [n for n, _ in got] == list(range(1, 1320))
+    assert rows_offsets(hf_server) == list(range(0, 1319, 100))
+    assert all(int(r.query["length"]) <= 100 for r in hf_server.calls("/viewer/rows"))
+
+
+def test_the_resolved_commit_sha_is_recorded(hub: HfHub, hf_server: HfServer) -> None:
+    source = HfViewerSource(hub, GSM8K_ID, "main", "test")
+    ref = source.ref
+    assert (ref.kind, ref.dataset, ref.config, ref.split) == (
+        "huggingface",
+        GSM8K_ID,
+        "main",
+        "test",
+    )
+    assert ref.revision == hf_server.datasets[GSM8K_ID].sha
+    assert len(ref.revision or "") == 40
+
+
+def test_a_short_page_in_the_middle_does_not_end_the_stream(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    rows = [row for _, row in HfViewerSource(hub, PAGED_ID, "default", "train").rows()]
+    assert [r["id"] for r in rows] == list(range(100, 350))
+    assert rows_offsets(hf_server) == [0, 100, 160]
+
+
+def test_classlabel_and_nested_features_keep_their_values(hub: HfHub) -> None:
+    source = HfViewerSource(hub, PAGED_ID, "default", "train")
+    assert [row for _, row in source.rows()] == paged_rows(250)
+    assert source.class_labels == {"label": ["easy", "medium", "hard"]}
+    assert source.features["meta"] == PAGED_FEATURES["meta"]
+
+
+def test_429_and_503_answers_are_retried(hub: HfHub, hf_server: HfServer) -> None:
+    hf_server.datasets[PAGED_ID].faults = [429, 503]
+    rows = list(HfViewerSource(hub, PAGED_ID, "default", "train").rows())
+    assert len(rows) == 250
+    assert rows_offsets(hf_server) == [0, 0, 0, 100, 160]
+
+
+def test_retries_are_bounded(hub: HfHub, hf_server: HfServer) -> None:
+    hf_server.datasets[PAGED_ID].faults = [503] * 10
+    with pytest.raises(UpstreamError, match="HTTP 503") as err:
+        HfViewerSource(dataclasses.replace(hub, max_attempts=3), PAGED_ID, "default", "train")
+    assert "after 3 attempt(s)" in err.value.message
+    assert len(hf_server.calls("/viewer/rows")) == 3
+
+
+def long_rows(count: int, long_at: set[int]) -> list[dict[str, Any]]:
+    return [
+        {
+            "id": i,
+            "text": ("x" * 500 + f" row {i}") if i in long_at else f"short {i}",
+            "items": list(range(60)) if i in long_at else [],
+        }
+        for i in range(count)
+    ]
+
+
+def test_truncated_cells_are_read_in_full_from_the_parquet_export(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    expected = long_rows(250, {150, 151, 240})
+    hf_server.add(
+        FakeDataset("example-org/wide", {("default", "test"): expected}, truncate_over=100)
+    )
+    rows = list(HfViewerSource(hub, "example-org/wide", "default", "test").rows())
+    assert [row for _, row in rows] == expected
+    assert [n for n, _ in rows] == list(range(1, 251))
+    assert rows_offsets(hf_server) == [0, 100]
+    assert hf_server.calls("/resolve/refs/convert/parquet/default/test/0000.parquet")
+
+
+def test_truncated_cells_without_a_parquet_export_fail_rather_than_import_truncated(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    hf_server.add(
+        FakeDataset(
+            "example-org/wide",
+            {("default", "test"): long_rows(20, {5})},
+            truncate_over=100,
+            parquet=False,
+        )
+    )
+    source = HfViewerSource(hub, "example-org/wide", "default", "test")
+    got: list[int] = []
+    with pytest.raises(UpstreamError, match=r"truncated cells .* at row 6"):
+        for _, row in source.rows():
+            got.append(row["id"])
+    assert got == [0, 1, 2, 3, 4]
+
+
+def test_a_large_split_is_read_from_the_parquet_export(
+    hub: HfHub, hf_server: HfServer, shared_data: Path
+) -> None:
+    source = HfViewerSource(hub, GSM8K_ID, "main", "test", parquet_min_rows=1000)
+    rows = [row for _, row in source.rows()]
+    expected = [row for _, row in FileSource(shared_data / "gsm8k" / "test.jsonl").rows()]
+    assert rows == expected
+    assert rows_offsets(hf_server) == [0]
+
+
+def test_a_gated_dataset_without_a_token_fails_with_the_actionable_message(hub: HfHub) -> None:
+    with pytest.raises(UpstreamError) as err:
+        HfViewerSource(hub, GATED_ID, "default", "validation")
+    message = err.value.message
+    assert "may be gated" in message
+    assert f"{hub.endpoint}/datasets/{GATED_ID}" in message
+    assert "Accept its terms" in message
+    assert "HF_TOKEN secret" in message
+    assert "scope 'user'" in message and "scope 'workspace'" in message
+    assert err.value.details["token_sent"] is False
+
+
+def test_a_gated_dataset_with_a_token_not_granted_fails_as_gated(hub: HfHub) -> None:
+    with pytest.raises(UpstreamError, match=r"with the token given.*may be gated"):
+        HfViewerSource(
+            dataclasses.replace(hub, token="hf_other"), GATED_ID, "default", "validation"
+        )
+
+
+def test_a_gated_dataset_with_the_granted_token_yields_rows(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    source = HfViewerSource(
+        dataclasses.replace(hub, token=GATED_TOKEN), GATED_ID, "default", "validation"
+    )
+    assert [row["task_id"] for _, row in source.rows()] == [f"t{i}" for i in range(5)]
+    assert {r.authorization for r in hf_server.requests} == {f"Bearer {GATED_TOKEN}"}
+
+
+@pytest.mark.parametrize(("token", "status"), [(None, 401), ("hf_other", 403)])
+def test_a_gated_raw_file_is_refused_with_the_actionable_message(
+    hub: HfHub, token: str | None, status: int
+) -> None:
+    with pytest.raises(UpstreamError, match="may be gated") as err:
+        HfFileSource(dataclasses.replace(hub, token=token), GATED_ID, file="data/validation.csv")
+    assert err.value.details["status"] == status
+
+
+def test_a_gated_raw_file_downloads_with_the_granted_token(hub: HfHub) -> None:
+    source = HfFileSource(
+        dataclasses.replace(hub, token=GATED_TOKEN), GATED_ID, file="data/validation.csv"
+    )
+    assert [row["Final answer"] for _, row in source.rows()] == ["0", "1", "2", "3", "4"]
+
+
+@pytest.mark.parametrize("token", [None, "hf_any"])
+def test_an_unknown_dataset_is_not_found(hub: HfHub, token: str | None) -> None:
+    with pytest.raises(NotFound, match="example-org/nope"):
+        HfViewerSource(dataclasses.replace(hub, token=token), "example-org/nope", "a", "b")
+
+
+def test_an_unknown_split_is_not_found_and_lists_the_known_ones(hub: HfHub) -> None:
+    with pytest.raises(NotFound, match="available: main/test"):
+        HfViewerSource(hub, GSM8K_ID, "main", "validation")
+
+
+def test_an_unknown_revision_is_not_found(hub: HfHub) -> None:
+    with pytest.raises(NotFound):
+        HfFileSource(hub, GSM8K_ID, revision="v9.9", file="README.md")
+
+
+def test_an_unreachable_hub_is_an_upstream_error(hub: HfHub) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    dead = dataclasses.replace(hub, endpoint=f"http://127.0.0.1:{port}", max_attempts=2)
+    with pytest.raises(UpstreamError, match=r"^cannot reach Hugging Face \("):
+        HfViewerSource(dead, GSM8K_ID, "main", "test")
+
+
+def test_a_dataset_with_a_loading_script_is_a_clear_invalid_input(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    hf_server.add(
+        FakeDataset(
+            "example-org/scripted", files={"scripted.py": b"import datasets\n"}, script=True
+        )
+    )
+    spec = RecipeSource(
+        kind="huggingface", dataset="example-org/scripted", config="default", split="test"
+    )
+    with pytest.raises(InvalidInput, match="loading script"):
+        open_huggingface_source(hub, spec)
+
+
+def quirky_rows() -> list[dict[str, str]]:
+    return [
+        {"id": "q1", "question": "first line\nsecond line", "answer": 'say "yes", then stop'},
+        {"id": "q2", "question": "Málaga → Köln, 3 days", "answer": ""},
+        {"id": "q3", "question": "tabs\tand\r\nCRLF inside", "answer": "1,000"},
+    ]
+
+
+def quirky_csv(rows: list[dict[str, str]]) -> bytes:
+    out = io.StringIO(newline="")
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), quoting=csv.QUOTE_MINIMAL)
+    writer.writeheader()
+    writer.writerows(rows)
+    return "\ufeff".encode() + out.getvalue().encode()
+
+
+def test_a_dataset_the_viewer_does_not_serve_is_read_from_its_raw_csv(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    body = quirky_csv(quirky_rows())
+    assert body.startswith(b"\xef\xbb\xbf") and b'""yes""' in body
+    train = quirky_csv([{"id": "t", "question": "train", "answer": "x"}])
+    hf_server.tree_page_size = 2  # the listing spans several Link-paged responses
+    ds = hf_server.add(
+        viewerless("example-org/raw-csv", {"data/train.csv": train, "data/test.csv": body})
+    )
+    spec = RecipeSource(kind="huggingface", dataset="example-org/raw-csv", split="test")
+    source = open_huggingface_source(hub, spec)
+    assert isinstance(source, HfFileSource)
+    assert [row for _, row in source.rows()] == quirky_rows()
+    assert source.ref.file == "data/test.csv"
+    assert source.ref.revision == ds.sha
+    assert source.ref.sha256 == hashlib.sha256(body).hexdigest()
+    assert len(hf_server.calls(f"/tree/{ds.sha}")) > 1
+
+
+def test_the_viewer_is_used_when_it_serves_the_split(hub: HfHub) -> None:
+    spec = RecipeSource(kind="huggingface", dataset=GSM8K_ID, config="main", split="test")
+    source = open_huggingface_source(hub, spec)
+    assert isinstance(source, HfViewerSource)
+    assert source.total == 1319
+
+
+def test_an_ambiguous_split_asks_for_a_choice(hub: HfHub) -> None:
+    spec = RecipeSource(kind="huggingface", dataset=PAGED_ID)
+    with pytest.raises(InvalidInput, match="default/train, default/test"):
+        open_huggingface_source(hub, spec)
+
+
+def test_search_finds_datasets_by_name(hub: HfHub) -> None:
+    hits = search_hf_datasets(hub, "gsm8k")
+    assert [h.id for h in hits] == [GSM8K_ID]
+    gated = search_hf_datasets(hub, "gated")
+    assert gated[0].gated == "auto"
+
+
+def test_configs_and_splits_are_listed(hub: HfHub) -> None:
+    splits = list_hf_splits(hub, PAGED_ID)
+    assert [(s.config, s.split) for s in splits] == [("default", "train"), ("default", "test")]
+
+
+def test_files_are_listed_root_first_then_by_path(hub: HfHub, hf_server: HfServer) -> None:
+    files = {"b/z.jsonl": b"{}\n", "README.md": b"#", "a/x.csv": b"a\n1\n", "top.parquet": b""}
+    ds = hf_server.add(viewerless("example-org/layout", files))
+    listing = list_hf_files(hub, "example-org/layout")
+    assert listing.revision == ds.sha
+    assert [f.path for f in listing.files] == ["README.md", "top.parquet", "a/x.csv", "b/z.jsonl"]
+    assert [f.format for f in listing.files] == [None, "parquet", "csv", "jsonl"]
