@@ -228,3 +228,35 @@ def test_content_tags_are_trimmed_and_deduplicated_in_first_seen_order() -> None
 def test_an_empty_content_tag_is_rejected() -> None:
     with pytest.raises(ValidationError):
         Dataset.model_validate(_dataset(tags=["ok", "  "]))
+
+
+@pytest.mark.parametrize("case_id", ["with space", "owner/name#3", "ünïcode", "x" * 512])
+def test_a_case_id_may_hold_spaces_slashes_and_unicode(case_id: str) -> None:
+    assert Case.model_validate(_case(case_id)).id == case_id
+
+
+@pytest.mark.parametrize("case_id", ["", "x" * 513, "nul\x00byte", "tab\there", "line\nbreak"])
+def test_a_case_id_that_is_empty_too_long_or_has_control_characters_is_rejected(
+    case_id: str,
+) -> None:
+    with pytest.raises(ValidationError) as err:
+        Case.model_validate(_case(case_id))
+    assert _error_paths(err.value) == ["id"]
+
+
+def test_a_description_with_a_nul_character_is_rejected() -> None:
+    with pytest.raises(ValidationError) as err:
+        Dataset.model_validate(_dataset(description="a\x00b"))
+    assert _error_paths(err.value) == ["description"]
+
+
+def test_a_description_may_span_lines() -> None:
+    assert Dataset.model_validate(_dataset(description="a\n\tb")).description == "a\n\tb"
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), [1.0, float("-inf")]])
+def test_a_metadata_number_that_json_cannot_hold_is_rejected(value: object) -> None:
+    # orjson writes NaN and infinities as null, so accepting them would change the content.
+    with pytest.raises(ValidationError) as err:
+        Case.model_validate(_case(metadata={"score": value}))
+    assert all(p.startswith("metadata.score") for p in _error_paths(err.value))

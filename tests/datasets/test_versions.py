@@ -101,3 +101,10 @@ def test_twenty_tags_are_accepted_and_twenty_one_are_rejected() -> None:
 
 def test_duplicates_do_not_count_toward_the_tag_limit() -> None:
     assert len(clean_version_tags([f"t{i % 20}" for i in range(40)])) == 20
+
+
+@pytest.mark.parametrize("tag", ["nul\x00", "tab\tinside", "bell\x07"])
+def test_a_version_tag_with_a_control_character_is_rejected(tag: str) -> None:
+    with pytest.raises(InvalidInput) as err:
+        clean_version_tags([tag])
+    assert "control character" in err.value.message

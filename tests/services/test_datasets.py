@@ -522,3 +522,24 @@ def test_stored_metadata_round_trips_through_get(ctx: Context) -> None:
     assert (info.description, info.tags, info.created_by) == ("d", ["x"], "local-admin")
     assert info.produced_by is not None
     assert orjson.loads(info.produced_by.model_dump_json(exclude_none=True)) == produced_by
+
+
+def test_text_with_nul_or_control_characters_is_refused_alike_on_every_backend(
+    ctx: Context,
+) -> None:
+    # PostgreSQL cannot store NUL in text columns; SQLite can. Both must answer InvalidInput.
+    svc.register_dataset(ctx, _dataset())
+    with pytest.raises(InvalidInput):
+        svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["nul\x00tag"])
+    with pytest.raises(InvalidInput):
+        svc.parse_dataset({"id": "x", "version": "1.0.0", "description": "a\x00b"})
+    with pytest.raises(InvalidInput):
+        svc.parse_dataset({"id": "x", "version": "1.0.0", "cases": [_case("a\x00")]})
+    assert _versions(ctx) == ["1.0.0"]
+    assert svc.get_dataset(ctx, "ds").version.version_tags == []
+
+
+def test_a_task_with_a_nul_character_round_trips(ctx: Context) -> None:
+    # Inside the canonical JSON body NUL is escaped as \u0000, so PostgreSQL stores it.
+    svc.register_dataset(ctx, _dataset(cases=[_case("a", task="before\x00after")]))
+    assert svc.get_dataset(ctx, "ds").cases[0].task == "before\x00after"

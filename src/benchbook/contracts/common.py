@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Annotated
 from urllib.parse import urlsplit
 
 import semver
 from pydantic import AfterValidator, ConfigDict, StringConstraints
 
-#: Strict models: unknown fields are errors, so a typo never silently drops data.
-STRICT = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False)
+#: Strict models: unknown fields are errors, so a typo never silently drops data. NaN and
+#: infinities are errors too: JSON has no such numbers and the canonical body would hold null.
+STRICT = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, allow_inf_nan=False)
 
 RESOURCE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 #: Versions are stored (and keyed) in 128 characters; SemVer itself has no length limit.
@@ -48,6 +50,20 @@ def _check_http_url(value: str) -> str:
     return url
 
 
+def _check_no_control_chars(value: str) -> str:
+    # Ids are stored as raw text: PostgreSQL refuses NUL, and tabs or newlines break URLs.
+    if any(unicodedata.category(ch) == "Cc" for ch in value):
+        raise ValueError("may not contain control characters (NUL, tab, newline …)")
+    return value
+
+
+def _check_no_nul(value: str) -> str:
+    # PostgreSQL text cannot hold NUL; refuse it on every backend alike.
+    if "\x00" in value:
+        raise ValueError("may not contain NUL characters")
+    return value
+
+
 def _clean_tags(values: list[str]) -> list[str]:
     seen: dict[str, None] = {}
     for raw in values:
@@ -73,3 +89,11 @@ ContentTags = Annotated[list[str], AfterValidator(_clean_tags)]
 """Content tags: trimmed, non-empty, de-duplicated keeping first-seen order."""
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
+
+CaseId = Annotated[
+    str, StringConstraints(min_length=1, max_length=512), AfterValidator(_check_no_control_chars)
+]
+"""A case id: 1–512 characters, no control characters (spaces and ``/`` are fine)."""
+
+TextNoNul = Annotated[str, AfterValidator(_check_no_nul)]
+"""Free text stored in a plain column (a description): anything but NUL."""

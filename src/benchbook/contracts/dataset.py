@@ -14,11 +14,13 @@ from pydantic import BaseModel, Field, JsonValue, PositiveInt, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
+    CaseId,
     ContentTags,
     HttpUrl,
     NonEmptyStr,
     ResourceId,
     SemVerStr,
+    TextNoNul,
 )
 from benchbook.contracts.provenance import Provenance
 
@@ -142,7 +144,7 @@ class Case(BaseModel):
     """
 
     model_config = STRICT
-    id: Annotated[str, Field(min_length=1, max_length=512)]
+    id: CaseId
     env: Env
     task: str
     expected: str | None = None
@@ -184,7 +186,7 @@ class Dataset(BaseModel):
     model_config = STRICT
     id: ResourceId
     version: SemVerStr
-    description: str | None = None
+    description: TextNoNul | None = None
     cases: list[Case] = Field(default_factory=list)
     tags: ContentTags = Field(default_factory=list)
     produced_by: Provenance | None = None

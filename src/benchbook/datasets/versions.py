@@ -6,6 +6,7 @@ prerelease sorts below its release (``1.1.0-rc.1 < 1.1.0``).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from typing import Literal
 
@@ -70,8 +71,8 @@ def bump_version(existing: Iterable[str], bump: Bump) -> str:
 def clean_version_tags(tags: Iterable[str]) -> list[str]:
     """Trim and de-duplicate version tags, enforcing the rules of SPEC B.
 
-    Raises InvalidInput when a tag is empty, longer than 60 chars, equals ``latest``, is a valid
-    SemVer string, or when more than 20 tags are given.
+    Raises InvalidInput when a tag is empty, has a control character, is longer than 60 chars,
+    equals ``latest``, is a valid SemVer string, or when more than 20 tags are given.
     """
     out: dict[str, None] = {}
     for raw in tags:
@@ -79,6 +80,8 @@ def clean_version_tags(tags: Iterable[str]) -> list[str]:
         problem = None
         if not tag:
             problem = "a tag may not be empty"
+        elif any(unicodedata.category(ch) == "Cc" for ch in tag):
+            problem = f"tag {tag[:20]!r} contains a control character"
         elif len(tag) > MAX_TAG_CHARS:
             problem = f"tag {tag[:20]!r}… is longer than {MAX_TAG_CHARS} characters"
         elif tag == LATEST:
