@@ -13,9 +13,10 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import benchbook
-from benchbook.api import datasets
+from benchbook.api import benchmarks, datasets
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
+from benchbook.contracts.imports import ImportRequest
 from benchbook.services.context import open_engine
 from benchbook.settings import Settings, get_settings
 
@@ -28,16 +29,21 @@ class Health(BaseModel):
     database: str
 
 
-def _openapi_with_dataset(app: FastAPI) -> dict[str, Any]:
-    """The generated schema plus ``Dataset`` (the raw-body routes reference it by ``$ref``)."""
+#: Request bodies read from the raw stream (not declared as parameters), added to OpenAPI.
+RAW_BODY_MODELS: tuple[type[BaseModel], ...] = (Dataset, ImportRequest)
+
+
+def _openapi_with_bodies(app: FastAPI) -> dict[str, Any]:
+    """The generated schema plus the bodies the raw-body routes reference by ``$ref``."""
     if app.openapi_schema:
         return app.openapi_schema
     schema = FastAPI.openapi(app)
     components = schema.setdefault("components", {}).setdefault("schemas", {})
-    dataset = Dataset.model_json_schema(ref_template="#/components/schemas/{model}")
-    for name, sub in dataset.pop("$defs", {}).items():
-        components.setdefault(name, sub)
-    components.setdefault("Dataset", dataset)
+    for model in RAW_BODY_MODELS:
+        body = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, sub in body.pop("$defs", {}).items():
+            components.setdefault(name, sub)
+        components.setdefault(model.__name__, body)
     _drop_422(schema)
     app.openapi_schema = schema
     return schema
@@ -80,6 +86,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.engine = engine if engine is not None else open_engine(settings)
     install_error_handlers(app)
     app.include_router(datasets.router)
+    app.include_router(benchmarks.router)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])
     def health(request: Request) -> Health:
@@ -87,5 +94,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         eng: Engine = request.app.state.engine
         return Health(status="ok", version=benchbook.__version__, database=eng.dialect.name)
 
-    app.openapi = lambda: _openapi_with_dataset(app)  # type: ignore[method-assign]
+    app.openapi = lambda: _openapi_with_bodies(app)  # type: ignore[method-assign]
     return app

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchbook.services import datasets
+from benchbook.services import datasets, imports
 
 OPERATIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn
@@ -29,6 +29,10 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         datasets.delete_dataset_versions,
         datasets.set_dataset_version_tags,
         datasets.get_dataset_activity,
+        imports.list_benchmarks,
+        imports.get_benchmark,
+        imports.preview_benchmark_source,
+        imports.import_benchmark,
     )
 }
 """Operation name → service function, in SPEC D order."""

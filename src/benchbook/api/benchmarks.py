@@ -1,0 +1,150 @@
+"""Benchmark routes (SPEC D, E): the catalog, preview and import (JSON or multipart upload).
+
+``POST /api/benchmarks/preview`` and ``/import`` take either a JSON ``ImportRequest`` (file
+content inline as ``text``) or ``multipart/form-data`` with a ``request`` part (the same JSON) and
+a ``file`` part, streamed to a temporary file whose name's extension picks the format.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from fastapi.concurrency import run_in_threadpool
+
+from benchbook.api.deps import ContextDep
+from benchbook.api.errors import error_responses
+from benchbook.api.multipart import FILE_FIELD, multipart_upload
+from benchbook.api.uploads import parse_json_body, read_body
+from benchbook.contracts.imports import BenchmarkInfo, ImportRequest, ImportResult, PreviewResult
+from benchbook.errors import InvalidInput
+from benchbook.services import imports as svc
+from benchbook.services.context import Context
+
+router = APIRouter(prefix="/api/benchmarks", tags=["benchmarks"])
+
+REQUEST_FIELD = "request"
+#: Both accepted bodies, for OpenAPI.
+IMPORT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/ImportRequest"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": [REQUEST_FIELD],
+                    "properties": {
+                        REQUEST_FIELD: {
+                            "type": "string",
+                            "description": "An ImportRequest as JSON text.",
+                        },
+                        FILE_FIELD: {
+                            "type": "string",
+                            "format": "binary",
+                            "description": "CSV, JSONL, JSON or Parquet; .gz accepted.",
+                        },
+                    },
+                }
+            },
+        },
+    }
+}
+
+
+def _import_request(raw: bytes | bytearray) -> ImportRequest:
+    payload = parse_json_body(raw, "import request")
+    if isinstance(raw, bytearray):
+        del raw[:]
+    return svc.parse_import_request(payload)
+
+
+def _is_multipart(request: Request) -> bool:
+    return request.headers.get("content-type", "").lower().startswith("multipart/form-data")
+
+
+def _request_field(fields: dict[str, str]) -> ImportRequest:
+    unknown = sorted(set(fields) - {REQUEST_FIELD})
+    if unknown:
+        raise InvalidInput(
+            f"unknown multipart parts: {', '.join(unknown)};"
+            f" send {REQUEST_FIELD!r} and {FILE_FIELD!r}"
+        )
+    if REQUEST_FIELD not in fields:
+        raise InvalidInput(
+            f"a multipart import needs a {REQUEST_FIELD!r} part (ImportRequest JSON)"
+        )
+    return _import_request(fields[REQUEST_FIELD].encode())
+
+
+async def _call(request: Request, ctx: Context, operation: Any) -> Any:
+    """Parse either body form and run ``operation(ctx, import_request, file, file_name)``."""
+    limit = ctx.settings.max_upload_bytes
+    if _is_multipart(request):
+        async with multipart_upload(request, limit) as upload:
+            parsed = _request_field(upload.fields)
+            return await run_in_threadpool(operation, ctx, parsed, upload.file, upload.file_name)
+    buf = await read_body(request, limit)
+    parsed = await run_in_threadpool(_import_request, buf)
+    return await run_in_threadpool(operation, ctx, parsed, None, None)
+
+
+@router.get("", operation_id="list_benchmarks", response_model=list[BenchmarkInfo])
+def list_benchmarks(ctx: ContextDep) -> list[BenchmarkInfo]:
+    """The first-party catalog (SPEC F), sorted by id: source, mapping, graders, origin."""
+    return svc.list_benchmarks(ctx)
+
+
+@router.get(
+    "/{benchmark}",
+    operation_id="get_benchmark",
+    response_model=BenchmarkInfo,
+    responses=error_responses(404),
+)
+def get_benchmark(ctx: ContextDep, benchmark: str) -> BenchmarkInfo:
+    """One catalog entry; 404 lists the known ids."""
+    return svc.get_benchmark(ctx, benchmark)
+
+
+def _preview(ctx: Context, req: ImportRequest, file: Path | None, name: str | None) -> Any:
+    return svc.preview_benchmark_source(ctx, req, file, name)
+
+
+@router.post(
+    "/preview",
+    operation_id="preview_benchmark_source",
+    response_model=PreviewResult,
+    openapi_extra=IMPORT_BODY,
+    responses=error_responses(400, 403, 404, 413, 502),
+)
+async def preview_benchmark_source(request: Request, ctx: ContextDep) -> PreviewResult:
+    """Read ≤ 20 rows of the source: fields, raw rows, mapping guess, built cases, the
+    one-sentence assertion and warnings. Writes nothing."""
+    result: PreviewResult = await _call(request, ctx, _preview)
+    return result
+
+
+def _import(ctx: Context, req: ImportRequest, file: Path | None, name: str | None) -> Any:
+    return svc.import_benchmark(ctx, req, file, None, name)
+
+
+@router.post(
+    "/import",
+    operation_id="import_benchmark",
+    status_code=201,
+    response_model=ImportResult,
+    openapi_extra=IMPORT_BODY,
+    responses={
+        200: {"model": ImportResult, "description": "unchanged or revived"},
+        **error_responses(400, 403, 404, 409, 413, 502),
+    },
+)
+async def import_benchmark(request: Request, response: Response, ctx: ContextDep) -> ImportResult:
+    """Import a source as a dataset version: 201 when stored, 200 when the identical version
+    already existed (``created`` false). A bad row rejects the whole import (400, rows named);
+    nothing is stored."""
+    result: ImportResult = await _call(request, ctx, _import)
+    if not result.created:
+        response.status_code = 200
+    return result

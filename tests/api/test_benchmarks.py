@@ -1,0 +1,233 @@
+"""Benchmark routes: catalog, preview and import over JSON and multipart (SPEC D, E)."""
+
+from __future__ import annotations
+
+import gzip
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from benchbook.settings import Settings
+from tests.api.conftest import listing, make_client
+
+IMPORT = "/api/benchmarks/import"
+PREVIEW = "/api/benchmarks/preview"
+
+
+def gsm8k_text(n: int, start: int = 0) -> str:
+    """``n`` GSM8K-shaped JSONL rows whose final answers are ``start…start+n-1``."""
+    rows = [
+        {"question": f"What is {i} plus zero?", "answer": f"{i} + 0 = {i}\n#### {i}"}
+        for i in range(start, start + n)
+    ]
+    return "\n".join(orjson.dumps(r).decode() for r in rows) + "\n"
+
+
+def inline_spec(**origin: str) -> dict[str, Any]:
+    """A small inline recipe reading a JSONL upload with ``q``/``a`` columns."""
+    spec: dict[str, Any] = {
+        "id": "mini",
+        "source": {"kind": "file", "format": "jsonl"},
+        "mapping": {"id_field": "key", "task_field": "q", "answer_field": "a"},
+    }
+    if origin:
+        spec["origin"] = origin
+    return spec
+
+
+def multipart(request: dict[str, Any], name: str, data: bytes) -> dict[str, Any]:
+    """``files=`` for TestClient: the ``request`` JSON part and the ``file`` part."""
+    return {
+        "request": (None, orjson.dumps(request), "application/json"),
+        "file": (name, data, "application/octet-stream"),
+    }
+
+
+@pytest.fixture
+def upload_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A private temporary directory for upload files, to check they are removed."""
+    tmp = tmp_path / "uploads"
+    tmp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    return tmp
+
+
+def test_the_catalog_lists_gsm8k_with_its_origin_and_scoring(client: TestClient) -> None:
+    catalog = client.get("/api/benchmarks").json()
+    ids = [b["id"] for b in catalog]
+    assert ids == sorted(ids)
+    assert {"gsm8k", "webvoyager", "trek", "osworld"} <= set(ids)
+    gsm8k = client.get("/api/benchmarks/gsm8k").json()
+    assert gsm8k["source"]["dataset"] == "openai/gsm8k"
+    assert gsm8k["scoring"]["kind"] == "official"
+    assert gsm8k["origin"]["paper"].startswith("https://")
+    missing = client.get("/api/benchmarks/no-such-bench")
+    assert missing.status_code == 404
+    assert "gsm8k" in missing.json()["message"]
+
+
+def test_preview_of_inline_text_shows_rows_cases_and_the_assertion(client: TestClient) -> None:
+    request = {"benchmark": "gsm8k", "text": gsm8k_text(30), "format": "jsonl"}
+    preview = client.post(PREVIEW, json=request).json()
+    assert preview["fields"] == ["question", "answer"]
+    assert len(preview["rows"]) == 20
+    assert preview["cases"][3]["expected"] == "3"
+    assert preview["cases"][3]["id"] == "gsm8k-3"
+    assert "question" in preview["assertion"]
+    assert client.get("/api/datasets").json()["total"] == 0
+
+
+def test_preview_accepts_a_multipart_upload(client: TestClient, upload_tmp: Path) -> None:
+    files = multipart({"benchmark": "gsm8k"}, "test.jsonl", gsm8k_text(5).encode())
+    preview = client.post(PREVIEW, files=files).json()
+    assert [c["expected"] for c in preview["cases"]] == ["0", "1", "2", "3", "4"]
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_importing_inline_text_registers_then_reports_unchanged(client: TestClient) -> None:
+    request = {"benchmark": "gsm8k", "text": gsm8k_text(12), "format": "jsonl"}
+    first = client.post(IMPORT, json=request)
+    assert first.status_code == 201, first.text
+    assert first.json() | {"content_hash": ""} == {
+        "workspace": "default",
+        "id": "gsm8k",
+        "version": "1.0.0",
+        "cases": 12,
+        "created": True,
+        "revived": False,
+        "content_hash": "",
+    }
+    again = client.post(IMPORT, json=request)
+    assert again.status_code == 200
+    assert again.json()["created"] is False
+    view = client.get("/api/datasets/gsm8k/versions/1.0.0?limit=1").json()
+    assert view["version"]["produced_by"]["via"] == "catalog"
+    assert view["version"]["produced_by"]["source"]["sha256"]
+
+
+def test_a_multipart_gzip_upload_imports_with_a_bump(client: TestClient, upload_tmp: Path) -> None:
+    plain = {"benchmark": "gsm8k", "id": "math"}
+    files = multipart(plain, "rows.jsonl", gsm8k_text(4).encode())
+    assert client.post(IMPORT, files=files).json()["version"] == "1.0.0"
+    packed = gzip.compress(gsm8k_text(6, start=100).encode())
+    bumped = client.post(IMPORT, files=multipart(plain | {"bump": "minor"}, "r.jsonl.gz", packed))
+    assert bumped.status_code == 201, bumped.text
+    assert (bumped.json()["version"], bumped.json()["cases"]) == ("1.1.0", 6)
+    source = client.get("/api/datasets/math/versions/1.1.0").json()["version"]["produced_by"]
+    assert source["source"]["kind"] == "upload"
+    assert source["source"]["file"] == "r.jsonl.gz"
+    diff = client.get("/api/datasets/math/diff?base=1.0.0&candidate=1.1.0").json()
+    assert diff["summary"] == {"added": 2, "removed": 0, "changed": 4, "unchanged": 0}
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_the_real_gsm8k_test_split_uploads_and_bumps_with_train_rows(
+    client: TestClient, shared_data: Path
+) -> None:
+    test_file = shared_data / "gsm8k" / "test.jsonl"
+    files = multipart({"benchmark": "gsm8k"}, "test.jsonl", test_file.read_bytes())
+    result = client.post(IMPORT, files=files).json()
+    assert (result["version"], result["cases"]) == ("1.0.0", 1319)
+    first = client.get("/api/datasets/gsm8k/versions/1.0.0/cases/gsm8k-0").json()
+    assert first["expected"] == "18"
+    again = client.post(IMPORT, files=files)
+    assert (again.status_code, again.json()["created"]) == (200, False)
+    train = (shared_data / "gsm8k" / "train.first300.jsonl").read_bytes()
+    bump = {"benchmark": "gsm8k", "bump": "minor"}
+    assert client.post(IMPORT, files=multipart(bump, "t.jsonl", train)).json()["version"] == "1.1.0"
+    summary = client.get("/api/datasets/gsm8k/diff?base=1.0.0&candidate=1.1.0").json()["summary"]
+    assert summary == {"added": 0, "removed": 1019, "changed": 300, "unchanged": 0}
+
+
+def test_an_inline_spec_imports_with_its_own_mapping(client: TestClient) -> None:
+    text = (
+        '{"key": "a", "q": "Capital of France?", "a": "Paris"}\n{"key": "b", "q": "2+2?", "a": "4"}'
+    )
+    request = {"spec": inline_spec(homepage="https://example.org"), "text": text}
+    assert client.post(IMPORT, json=request).status_code == 201
+    case = client.get("/api/datasets/mini/versions/latest/cases/b").json()
+    assert (case["task"], case["expected"]) == ("2+2?", "4")
+
+
+def test_a_bad_row_is_a_400_naming_the_row_and_stores_nothing(
+    client: TestClient, upload_tmp: Path
+) -> None:
+    client.post(IMPORT, json={"benchmark": "gsm8k", "text": gsm8k_text(2), "format": "jsonl"})
+    before = listing(client)
+    broken = gsm8k_text(3) + '{"question": "oops"\n'
+    files = multipart({"benchmark": "gsm8k", "bump": "patch"}, "b.jsonl", broken.encode())
+    response = client.post(IMPORT, files=files)
+    assert response.status_code == 400
+    assert response.json()["code"] == "invalid_input"
+    assert "b.jsonl line 4" in response.json()["message"]
+    assert response.json()["details"]["errors"][0]["row"] == 4
+    assert listing(client) == before
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_a_javascript_origin_in_an_inline_spec_is_a_400(client: TestClient) -> None:
+    request = {"spec": inline_spec(homepage="javascript:alert(1)"), "text": '{"q": "x"}'}
+    response = client.post(IMPORT, json=request)
+    assert response.status_code == 400
+    paths = [e["path"] for e in response.json()["details"]["errors"]]
+    assert "spec.origin.homepage" in paths
+    assert listing(client) == {}
+
+
+def test_malformed_requests_are_400(client: TestClient) -> None:
+    assert client.post(IMPORT, content=b'{"benchmark": ').status_code == 400
+    both = client.post(IMPORT, json={"benchmark": "gsm8k", "spec": inline_spec()})
+    assert both.status_code == 400
+    assert "exactly one" in both.json()["message"]
+    version = {"benchmark": "gsm8k", "version": "v1", "text": "{}"}
+    assert client.post(IMPORT, json=version).json()["details"]["errors"][0]["path"] == "version"
+    no_request = client.post(IMPORT, files={"file": ("a.jsonl", b"{}", "text/plain")})
+    assert no_request.status_code == 400
+    assert "'request'" in no_request.json()["message"]
+    two_files = {
+        "request": (None, b'{"benchmark": "gsm8k"}', "application/json"),
+        "file": ("a.jsonl", b"{}", "text/plain"),
+        "other": ("b.jsonl", b"{}", "text/plain"),
+    }
+    assert client.post(IMPORT, files=two_files).status_code == 400
+    cut = b'--xx\r\nContent-Disposition: form-data; name="file"; filename="a.jsonl"\r\n\r\n{"q"'
+    truncated = client.post(
+        IMPORT, content=cut, headers={"content-type": "multipart/form-data; boundary=xx"}
+    )
+    assert truncated.status_code == 400
+    assert "closing boundary" in truncated.json()["message"]
+    assert listing(client) == {}
+
+
+def test_a_different_source_for_an_existing_version_is_a_409(client: TestClient) -> None:
+    client.post(IMPORT, json={"benchmark": "gsm8k", "text": gsm8k_text(2), "format": "jsonl"})
+    clash = {"benchmark": "gsm8k", "version": "1.0.0", "text": gsm8k_text(3), "format": "jsonl"}
+    response = client.post(IMPORT, json=clash)
+    assert response.status_code == 409
+    assert "gsm8k@1.0.0" in response.json()["message"]
+
+
+@pytest.fixture
+def small_limit_client(engine: Engine, settings: Settings) -> Iterator[TestClient]:
+    """The API with ``max_upload_bytes`` of 4 KiB."""
+    yield from make_client(settings.model_copy(update={"max_upload_bytes": 4096}))
+
+
+def test_an_upload_over_max_upload_bytes_is_413_and_leaves_no_file(
+    small_limit_client: TestClient, upload_tmp: Path
+) -> None:
+    big = gsm8k_text(200).encode()
+    files = multipart({"benchmark": "gsm8k"}, "big.jsonl", big)
+    response = small_limit_client.post(IMPORT, files=files)
+    assert response.status_code == 413
+    assert response.json()["code"] == "payload_too_large"
+    inline = {"benchmark": "gsm8k", "text": big.decode(), "format": "jsonl"}
+    assert small_limit_client.post(IMPORT, json=inline).status_code == 413
+    assert listing(small_limit_client) == {}
+    assert list(upload_tmp.iterdir()) == []
