@@ -1,6 +1,10 @@
 """The ``benchbook`` command line (typer + rich). Calls services as the local admin."""
 
-from benchbook.cli import datasets, server  # noqa: F401  (each module registers its commands)
+from benchbook.cli import (  # noqa: F401  (each module registers its commands)
+    datasets,
+    imports,
+    server,
+)
 from benchbook.cli.app import app
 
 __all__ = ["app"]

@@ -1,0 +1,144 @@
+"""``benchbook import``, ``preview`` and ``benchmarks list | show``: importing from the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.contracts.imports import ImportProgress
+from benchbook.errors import InvalidInput
+from benchbook.services import imports as svc
+
+benchmarks_app = typer.Typer(help="The first-party benchmark catalog.")
+app.add_typer(benchmarks_app, name="benchmarks")
+
+FILE_OPTION = typer.Option(None, "--file", "-f", help="A local file or task folder to read.")
+SPEC_OPTION = typer.Option(None, "--spec", help="An inline recipe JSON file (source + mapping).")
+
+
+def _request(benchmark: str | None, spec: Path | None, **fields: Any) -> Any:
+    if (benchmark is None) == (spec is None):
+        raise InvalidInput("give a catalog benchmark id or --spec recipe.json (exactly one)")
+    payload: dict[str, Any] = {k: v for k, v in fields.items() if v not in (None, False)}
+    if spec is not None:
+        try:
+            payload["spec"] = orjson.loads(spec.read_bytes())
+        except orjson.JSONDecodeError as exc:
+            raise InvalidInput(f"{spec}: not valid JSON: {exc}") from exc
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {spec}: {exc.strerror}") from exc
+    else:
+        payload["benchmark"] = benchmark
+    return svc.parse_import_request(payload)
+
+
+@app.command("import")
+@handle_errors
+def import_(
+    benchmark: str | None = typer.Argument(None, help="A catalog id (see `benchmarks list`)."),
+    file: Path | None = FILE_OPTION,
+    spec: Path | None = SPEC_OPTION,
+    dataset_id: str | None = typer.Option(None, "--id", help="Target dataset id."),
+    version: str | None = typer.Option(None, help="Exact version to register."),
+    bump: str | None = typer.Option(None, help="patch | minor | major from the latest version."),
+    limit: int | None = typer.Option(None, help="Read at most this many rows."),
+    shared: bool = typer.Option(False, help="Publish into the _shared tier."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Import a benchmark (catalog id or --spec) from --file into a dataset version."""
+    request = _request(
+        benchmark, spec, id=dataset_id, version=version, bump=bump, limit=limit, shared=shared
+    )
+    ctx = local_context()
+    if json:
+        result = svc.import_benchmark(ctx, request, file)
+        return emit_json(result)
+    columns = (
+        TextColumn("importing"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("rows"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("import", total=None)
+
+        def report(p: ImportProgress) -> None:
+            bar.update(task, completed=p.rows_read, total=p.total)
+
+        result = svc.import_benchmark(ctx, request, file, progress=report)
+    state = "registered" if result.created else "revived" if result.revived else "unchanged"
+    console.print(f"{state} [bold]{result.id}@{result.version}[/] ({result.cases} cases)")
+
+
+@app.command()
+@handle_errors
+def preview(
+    benchmark: str | None = typer.Argument(None, help="A catalog id (see `benchmarks list`)."),
+    file: Path | None = FILE_OPTION,
+    spec: Path | None = SPEC_OPTION,
+    limit: int = typer.Option(5, help="Rows to show (at most 20)."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Show how a source's first rows would import; writes nothing."""
+    request = _request(benchmark, spec, limit=limit)
+    result = svc.preview_benchmark_source(local_context(), request, file)
+    if json:
+        return emit_json(result)
+    console.print(f"fields: {', '.join(result.fields)}")
+    console.print(f"guess: {result.mapping_guess}")
+    console.print(f"[bold]{result.assertion}[/]")
+    for warning in result.warnings:
+        console.print(f"[yellow]warning[/]: {warning}")
+    table = Table("id", "task", "expected", "env")
+    for case in result.cases:
+        env = case.get("env")
+        table.add_row(
+            str(case.get("id")),
+            str(case.get("task"))[:80],
+            str(case.get("expected") or "")[:30],
+            str(env.get("kind") if isinstance(env, dict) else env),
+        )
+    console.print(table)
+
+
+@benchmarks_app.command("list")
+@handle_errors
+def list_(json: bool = JSON_OPTION) -> None:
+    """List the catalog: id, category, license, scoring kind."""
+    items = svc.list_benchmarks(local_context())
+    if json:
+        return emit_json(items)
+    table = Table("id", "category", "source", "license", "scoring")
+    for b in items:
+        source = b.source.dataset or b.source.kind
+        table.add_row(
+            b.id, b.category, source, b.license or "", b.scoring.kind if b.scoring else ""
+        )
+    console.print(table)
+
+
+@benchmarks_app.command()
+@handle_errors
+def show(benchmark: str, json: bool = JSON_OPTION) -> None:
+    """Show one catalog entry: origin, source, mapping, graders, scoring."""
+    info = svc.get_benchmark(local_context(), benchmark)
+    if json:
+        return emit_json(info)
+    console.print(f"[bold]{info.id}[/] {info.version} — {info.category}")
+    if info.description:
+        console.print(info.description)
+    if info.origin:
+        for key, value in info.origin.model_dump(exclude_none=True).items():
+            console.print(f"  {key}: {value}")
+    if info.scoring:
+        console.print(f"scoring: {info.scoring.kind}")
+    console.print(f"source: {info.source.model_dump(exclude_none=True, exclude_defaults=True)}")
+    console.print(f"mapping: {info.mapping.model_dump(exclude_defaults=True)}")
+    console.print(f"graders: {', '.join(g.id for g in [*info.graders, *info.extra_graders])}")
