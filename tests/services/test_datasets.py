@@ -543,3 +543,24 @@ def test_a_task_with_a_nul_character_round_trips(ctx: Context) -> None:
     # Inside the canonical JSON body NUL is escaped as \u0000, so PostgreSQL stores it.
     svc.register_dataset(ctx, _dataset(cases=[_case("a", task="before\x00after")]))
     assert svc.get_dataset(ctx, "ds").cases[0].task == "before\x00after"
+
+
+def test_list_pages_with_limit_and_offset_and_a_negative_offset_starts_at_zero(
+    ctx: Context,
+) -> None:
+    for name in ("c", "a", "b"):
+        svc.register_dataset(ctx, Dataset.model_validate({"id": name, "version": "1.0.0"}))
+    assert [s.id for s in svc.list_datasets(ctx, limit=2).items] == ["a", "b"]
+    assert [s.id for s in svc.list_datasets(ctx, limit=2, offset=2).items] == ["c"]
+    page = svc.list_datasets(ctx, limit=2, offset=-1)
+    assert ([s.id for s in page.items], page.offset, page.total) == (["a", "b"], 0, 3)
+
+
+def test_list_search_matches_id_description_and_tags(ctx: Context) -> None:
+    svc.register_dataset(ctx, _dataset(description="Grade school MATH"))
+    svc.register_dataset(
+        ctx, Dataset.model_validate({"id": "web", "version": "1.0.0", "tags": ["Browser"]})
+    )
+    assert [s.id for s in svc.list_datasets(ctx, search="math").items] == ["ds"]
+    assert [s.id for s in svc.list_datasets(ctx, search="browser").items] == ["web"]
+    assert [s.id for s in svc.list_datasets(ctx, search="WE").items] == ["web"]

@@ -254,7 +254,7 @@ def list_datasets(
     ``name`` (ascending), ``updated`` or ``cases`` (both descending).
     """
     ctx.require("datasets:read")
-    limit = max(1, min(limit, MAX_PAGE))
+    limit, offset = max(1, min(limit, MAX_PAGE)), max(0, offset)
     with ctx.engine.connect() as conn:
         rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
     by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
