@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import Engine
 
+from benchbook.contracts import Mapping, Recipe
+from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.recipe import RecipeSource
 from benchbook.datasets.sources.files import FileSource
 from benchbook.datasets.sources.hf_files import HfFileSource, open_huggingface_source
@@ -23,6 +26,10 @@ from benchbook.datasets.sources.hf_search import (
 )
 from benchbook.datasets.sources.hf_viewer import HfViewerSource
 from benchbook.errors import InvalidInput, NotFound, UpstreamError
+from benchbook.services.context import Context, local_admin_context
+from benchbook.services.datasets import export_dataset, list_dataset_versions, list_datasets
+from benchbook.services.imports import import_benchmark
+from benchbook.services.secrets import set_secret
 from benchbook.settings import Settings
 from tests.hfserver import GATED_ID, GATED_TOKEN, GSM8K_ID, PAGED_ID, FakeDataset, HfServer
 from tests.hfserver.catalog import PAGED_FEATURES, paged_rows, viewerless
@@ -308,3 +315,69 @@ def test_files_are_listed_root_first_then_by_path(hub: HfHub, hf_server: HfServe
     assert listing.revision == ds.sha
     assert [f.path for f in listing.files] == ["README.md", "top.parquet", "a/x.csv", "b/z.jsonl"]
     assert [f.format for f in listing.files] == [None, "parquet", "csv", "jsonl"]
+
+
+@pytest.fixture
+def hf_ctx(engine: Engine, settings: Settings, hf_server: HfServer) -> Context:
+    """The local admin, with settings pointing at the fake Hub and viewer."""
+    update = {"hf_endpoint": hf_server.url, "hf_viewer_endpoint": hf_server.viewer_url}
+    return local_admin_context(engine, settings.model_copy(update=update))
+
+
+def test_gsm8k_imported_from_the_hub_matches_the_file_import_byte_for_byte(
+    hf_ctx: Context, hf_server: HfServer, shared_data: Path
+) -> None:
+    gsm8k_file = shared_data / "gsm8k" / "test.jsonl"
+    by_file = import_benchmark(
+        hf_ctx, ImportRequest(benchmark="gsm8k", version="1.0.0"), file=gsm8k_file
+    )
+    by_hub = import_benchmark(hf_ctx, ImportRequest(benchmark="gsm8k", version="2.0.0"))
+    assert by_file.cases == by_hub.cases == 1319
+    from_file = b"".join(export_dataset(hf_ctx, "gsm8k", "1.0.0"))
+    from_hub = b"".join(export_dataset(hf_ctx, "gsm8k", "2.0.0"))
+    assert from_hub.count(b"\n") == 1319
+    assert from_hub == from_file
+    versions = {v.version: v for v in list_dataset_versions(hf_ctx, "gsm8k")}
+    produced = versions["2.0.0"].produced_by
+    assert produced is not None and produced.source is not None
+    source = produced.source
+    assert (source.kind, source.dataset, source.config, source.split) == (
+        "huggingface",
+        GSM8K_ID,
+        "main",
+        "test",
+    )
+    assert source.revision == hf_server.datasets[GSM8K_ID].sha
+
+
+def gated_request() -> ImportRequest:
+    source = RecipeSource(
+        kind="huggingface", dataset=GATED_ID, config="default", split="validation", gated=True
+    )
+    mapping = Mapping(id_field="task_id", task_field="Question", answer_field="Final answer")
+    return ImportRequest(spec=Recipe(id="gated-bench", source=source, mapping=mapping))
+
+
+@pytest.mark.parametrize(
+    ("user", "workspace", "works"),
+    [
+        (None, None, False),
+        (GATED_TOKEN, None, True),
+        (None, GATED_TOKEN, True),
+        (GATED_TOKEN, "hf_not_granted", True),
+        ("hf_not_granted", GATED_TOKEN, False),
+    ],
+)
+def test_a_gated_import_uses_the_requesters_secret_before_the_workspaces(
+    hf_ctx: Context, user: str | None, workspace: str | None, works: bool
+) -> None:
+    if user is not None:
+        set_secret(hf_ctx, "HF_TOKEN", user, scope="user")
+    if workspace is not None:
+        set_secret(hf_ctx, "HF_TOKEN", workspace, scope="workspace")
+    if works:
+        assert import_benchmark(hf_ctx, gated_request()).cases == 5
+        return
+    with pytest.raises(UpstreamError, match="Accept its terms"):
+        import_benchmark(hf_ctx, gated_request())
+    assert list_datasets(hf_ctx).items == []

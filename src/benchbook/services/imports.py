@@ -34,10 +34,13 @@ from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fi
 from benchbook.datasets.sources.base import RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
+from benchbook.datasets.sources.hf_files import open_huggingface_source
+from benchbook.datasets.sources.hf_hub import HfHub
 from benchbook.datasets.versions import bump_version, pick_latest
 from benchbook.errors import InvalidInput
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
+from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
 
@@ -98,13 +101,20 @@ def _registered_recipe(ctx: Context, request: ImportRequest) -> Recipe:
     return recipe
 
 
+def hf_hub_for(ctx: Context) -> HfHub:
+    """Hugging Face endpoints from settings, with ``HF_TOKEN`` from the requester's secret, else
+    the workspace's, else the environment (``Settings.hf_token``)."""
+    token = resolve_secret(ctx, "HF_TOKEN") or ctx.settings.hf_token
+    return HfHub.from_settings(ctx.settings, token=token)
+
+
 def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | None) -> RowSource:
     """Pick the row source for a recipe — the one place where sources are wired in.
 
     A local ``file`` (a file or a one-task-per-file folder) always wins, read with the recipe's
-    mapping whatever the recipe's own source kind. Otherwise Hugging Face sources go through
-    ``benchbook.datasets.sources.hf_viewer.open_hf_source(ctx, source)`` when that module exists;
-    without it (and for ``url`` sources) this raises InvalidInput asking for ``--file``.
+    mapping whatever the recipe's own source kind. Hugging Face sources go through
+    ``open_huggingface_source`` (viewer, else raw files) with :func:`hf_hub_for`; other sources
+    without a file raise InvalidInput asking for ``--file``.
     """
     source = plan.recipe.source
     if file is not None:
@@ -117,17 +127,7 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
         return src
     where = f"{plan.recipe.id}: "
     if source.kind == "huggingface":
-        try:
-            hf = importlib.import_module("benchbook.datasets.sources.hf_viewer")
-        except ImportError:
-            hf = None
-        if hf is not None and hasattr(hf, "open_hf_source"):
-            opened: RowSource = hf.open_hf_source(ctx, source)
-            return opened
-        raise InvalidInput(
-            f"{where}reading {source.dataset} from Hugging Face is not available here; "
-            "download the data and use --file PATH"
-        )
+        return open_huggingface_source(hf_hub_for(ctx), source)
     hint = f" ({source.file})" if source.file else ""
     raise InvalidInput(f"{where}this benchmark reads a local file{hint}: use --file PATH")
 
