@@ -1,6 +1,7 @@
 """The ``benchbook`` command line (typer + rich). Calls services as the local admin."""
 
 from benchbook.cli import (  # noqa: F401  (each module registers its commands)
+    accounts,
     datasets,
     imports,
     server,

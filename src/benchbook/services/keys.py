@@ -37,7 +37,8 @@ def effective_role(scope: str, membership_role: str) -> Role:
     return ROLES[min(RANK[SCOPE_ROLE[scope]], RANK[membership_role])]
 
 
-def _scope(value: str) -> KeyScope:
+def parse_scope(value: str) -> KeyScope:
+    """``value`` as a KeyScope. Raises InvalidInput (path ``scope``) when unknown."""
     for scope in SCOPES:
         if value == scope:
             return scope
@@ -54,7 +55,7 @@ def _info(row: repo.KeyRow) -> ApiKeyInfo:
         prefix=row.prefix,
         workspace=row.workspace,
         user_id=row.user_id,
-        scope=_scope(row.scope),
+        scope=parse_scope(row.scope),
         created_by=row.created_by,
         created_at=row.created_at,
         last_used_at=row.last_used_at,
@@ -88,7 +89,7 @@ def create_api_key(
     above the owner's role.
     """
     ctx.require("account:manage")
-    scope = _scope(scope)
+    scope = parse_scope(scope)
     name = name.strip()
     if not 1 <= len(name) <= 100:
         raise InvalidInput(

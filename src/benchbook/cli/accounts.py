@@ -1,0 +1,224 @@
+"""``benchbook users|workspaces|members|keys|secrets …``: accounts from the terminal.
+
+Every command acts as the local installation admin (as the rest of the CLI does), in the
+workspace named by ``--workspace`` (default ``default``).
+"""
+
+from __future__ import annotations
+
+import typer
+from rich.table import Table
+
+from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.contracts.accounts import Role
+from benchbook.errors import InvalidInput
+from benchbook.services import accounts as svc
+from benchbook.services import keys as keys_svc
+from benchbook.services import secrets as secrets_svc
+from benchbook.services.context import Context
+
+users_app = typer.Typer(help="Create and list users (installation-wide).")
+workspaces_app = typer.Typer(help="Create and list workspaces.")
+members_app = typer.Typer(help="Add members to a workspace, change their role, remove them.")
+keys_app = typer.Typer(help="Create, list and revoke API keys (bb_…).")
+secrets_app = typer.Typer(help="Set, list and delete workspace secrets (values are write-only).")
+for sub, name in (
+    (users_app, "users"),
+    (workspaces_app, "workspaces"),
+    (members_app, "members"),
+    (keys_app, "keys"),
+    (secrets_app, "secrets"),
+):
+    app.add_typer(sub, name=name)
+
+WORKSPACE = typer.Option("default", "--workspace", "-w", help="The workspace to act in.")
+ROLES: tuple[Role, ...] = ("viewer", "member", "admin")
+
+
+def _in(workspace: str) -> Context:
+    return svc.in_workspace(local_context(), workspace)
+
+
+def _role(role: str) -> Role:
+    for known in ROLES:
+        if role == known:
+            return known
+    raise InvalidInput(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
+
+
+@users_app.command("create")
+@handle_errors
+def users_create(
+    email: str = typer.Option(..., help="Login email (unique, case-insensitive)."),
+    name: str = typer.Option("", help="Display name (default: the email's local part)."),
+    password: str = typer.Option(
+        ..., prompt=True, hide_input=True, confirmation_prompt=True, help="At least 8 characters."
+    ),
+    installation_admin: bool = typer.Option(False, help="May manage users and publish shared."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Create a user who can log in with email and password."""
+    user = svc.create_user(local_context(), email, name, password, installation_admin)
+    if json:
+        return emit_json(user)
+    console.print(f"created user [bold]{user.email}[/] ({user.id})")
+
+
+@users_app.command("list")
+@handle_errors
+def users_list(json: bool = JSON_OPTION) -> None:
+    """List every user."""
+    users = svc.list_users(local_context())
+    if json:
+        return emit_json(users)
+    table = Table("id", "email", "name", "installation admin")
+    for u in users:
+        table.add_row(u.id, u.email, u.display_name, "yes" if u.installation_admin else "")
+    console.print(table)
+
+
+@workspaces_app.command("create")
+@handle_errors
+def workspaces_create(
+    workspace_id: str = typer.Argument(..., help="1-64 of [a-z0-9_-]."),
+    name: str = typer.Option("", help="Display name."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Create a workspace (add its first admin with ``members add``)."""
+    ws = svc.create_workspace(local_context(), workspace_id, name)
+    if json:
+        return emit_json(ws)
+    console.print(f"created workspace [bold]{ws.id}[/]")
+
+
+@workspaces_app.command("list")
+@handle_errors
+def workspaces_list(json: bool = JSON_OPTION) -> None:
+    """List workspaces."""
+    items = svc.list_workspaces(local_context())
+    if json:
+        return emit_json(items)
+    for ws in items:
+        console.print(f"{ws.id}\t{ws.name}")
+
+
+@members_app.command("add")
+@handle_errors
+def members_add(
+    user: str = typer.Argument(..., help="Email or user id."),
+    role: str = typer.Option("member", help="viewer | member | admin"),
+    workspace: str = WORKSPACE,
+) -> None:
+    """Add a user to a workspace."""
+    m = svc.add_member(_in(workspace), user, _role(role))
+    console.print(f"{m.email} is now {m.role} of {m.workspace}")
+
+
+@members_app.command("set-role")
+@handle_errors
+def members_set_role(
+    user: str = typer.Argument(..., help="Email or user id."),
+    role: str = typer.Argument(..., help="viewer | member | admin"),
+    workspace: str = WORKSPACE,
+) -> None:
+    """Change a member's role (a workspace keeps at least one admin)."""
+    m = svc.set_member_role(_in(workspace), user, _role(role))
+    console.print(f"{m.email} is now {m.role} of {m.workspace}")
+
+
+@members_app.command("remove")
+@handle_errors
+def members_remove(
+    user: str = typer.Argument(..., help="Email or user id."), workspace: str = WORKSPACE
+) -> None:
+    """Remove a member; their sessions end and their keys stop working."""
+    svc.remove_member(_in(workspace), user)
+    console.print(f"removed {user} from {workspace}")
+
+
+@members_app.command("list")
+@handle_errors
+def members_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
+    """List a workspace's members."""
+    members = svc.list_members(_in(workspace))
+    if json:
+        return emit_json(members)
+    table = Table("email", "name", "role", "user id")
+    for m in members:
+        table.add_row(m.email, m.display_name, m.role, m.user_id)
+    console.print(table)
+
+
+@keys_app.command("create")
+@handle_errors
+def keys_create(
+    user: str = typer.Option(..., "--user", "-u", help="Owner: email or user id (a member)."),
+    name: str = typer.Option(..., help="What the key is for, e.g. 'ci'."),
+    scope: str = typer.Option("write", help="read | write | admin (capped by the role)."),
+    workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
+) -> None:
+    """Create an API key; the key is printed once and cannot be shown again."""
+    created = keys_svc.create_api_key(_in(workspace), name, keys_svc.parse_scope(scope), user)
+    if json:
+        return emit_json(created)
+    console.print(f"created {created.info.id} ({created.info.scope}) for {user} in {workspace}")
+    console.print("key (shown once, store it now):")
+    print(created.key)
+
+
+@keys_app.command("list")
+@handle_errors
+def keys_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
+    """List a workspace's keys (never the keys themselves)."""
+    infos = keys_svc.list_api_keys(_in(workspace), all_users=True)
+    if json:
+        return emit_json(infos)
+    table = Table("id", "name", "prefix", "user", "scope", "last used", "revoked")
+    for k in infos:
+        used = k.last_used_at.strftime("%Y-%m-%d %H:%M") if k.last_used_at else ""
+        table.add_row(
+            k.id, k.name, k.prefix + "…", k.user_id, k.scope, used, "yes" if k.revoked_at else ""
+        )
+    console.print(table)
+
+
+@keys_app.command("revoke")
+@handle_errors
+def keys_revoke(
+    key_id: str = typer.Argument(..., help="key_…"), workspace: str = WORKSPACE
+) -> None:
+    """Revoke a key: its next request is refused (401)."""
+    keys_svc.revoke_api_key(_in(workspace), key_id)
+    console.print(f"revoked {key_id}")
+
+
+@secrets_app.command("set")
+@handle_errors
+def secrets_set(
+    name: str = typer.Argument(..., help="e.g. HF_TOKEN"),
+    value: str = typer.Option(..., prompt=True, hide_input=True, help="Read from a prompt."),
+    workspace: str = WORKSPACE,
+) -> None:
+    """Set a workspace secret (encrypted at rest; its members' own secrets win over it)."""
+    secrets_svc.set_secret(_in(workspace), name, value, scope="workspace")
+    console.print(f"set workspace secret {name} in {workspace}")
+
+
+@secrets_app.command("list")
+@handle_errors
+def secrets_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
+    """List a workspace's secret names (values are never shown)."""
+    infos = secrets_svc.list_secrets(_in(workspace), scope="workspace")
+    if json:
+        return emit_json(infos)
+    for s in infos:
+        console.print(f"{s.name}\tupdated {s.updated_at:%Y-%m-%d %H:%M} by {s.updated_by}")
+
+
+@secrets_app.command("delete")
+@handle_errors
+def secrets_delete(name: str, workspace: str = WORKSPACE) -> None:
+    """Delete a workspace secret."""
+    secrets_svc.delete_secret(_in(workspace), name, scope="workspace")
+    console.print(f"deleted workspace secret {name} from {workspace}")
