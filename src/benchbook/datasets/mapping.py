@@ -283,6 +283,8 @@ class CaseBuilder:
         return {"kind": kind}
 
     def _url(self, value: str) -> str:
+        if self.hook is not None:  # the hook may still fix it; the case is validated after
+            return value
         try:
             return self.canon.url(value)
         except ValueError as exc:
