@@ -381,3 +381,22 @@ def test_a_gated_import_uses_the_requesters_secret_before_the_workspaces(
     with pytest.raises(UpstreamError, match="Accept its terms"):
         import_benchmark(hf_ctx, gated_request())
     assert list_datasets(hf_ctx).items == []
+
+
+def test_a_picked_file_is_parsed_by_its_extension_not_the_recipe_format(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    hf_server.add(viewerless("example-org/jsonl", {"data/test.jsonl": b'{"q": 1}\n{"q": 2}\n'}))
+    spec = RecipeSource(kind="huggingface", dataset="example-org/jsonl", split="test", format="csv")
+    assert [row for _, row in open_huggingface_source(hub, spec).rows()] == [{"q": 1}, {"q": 2}]
+
+
+def test_a_revision_other_than_the_latest_reads_the_raw_files_at_that_commit(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    ds = hf_server.datasets[GATED_ID]
+    spec = RecipeSource(kind="huggingface", dataset=GATED_ID, revision=ds.sha, split="validation")
+    source = open_huggingface_source(dataclasses.replace(hub, token=GATED_TOKEN), spec)
+    assert isinstance(source, HfViewerSource)  # the sha is main's: the viewer serves it
+    with pytest.raises(NotFound):
+        open_huggingface_source(hub, spec.model_copy(update={"revision": "0" * 40}))

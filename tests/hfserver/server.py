@@ -111,6 +111,7 @@ class HfServer:
 def _handler_for(server: HfServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body leave as separate writes
 
         def _serve(self, with_body: bool) -> None:
             try:

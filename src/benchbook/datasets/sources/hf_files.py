@@ -193,6 +193,7 @@ def open_huggingface_source(
     dataset = source.dataset
 
     def files() -> HfFileSource:
+        # The recipe's format describes its named file; a file picked here is named by extension.
         return HfFileSource(
             hub,
             dataset,
@@ -200,7 +201,7 @@ def open_huggingface_source(
             source.file,
             source.config,
             source.split,
-            source.format,
+            source.format if source.file else None,
             source.json_key,
         )
 
