@@ -1,0 +1,1 @@
+"""Evaluation: graders, judges, scorecards and compare. Ground truth meets predictions only here."""

@@ -1,0 +1,1 @@
+"""The mcp layer (see docs/architecture.md)."""

@@ -1,0 +1,1 @@
+"""The runtime: runs a harness on case inputs only; never imports eval and never sees gold."""
