@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import orjson
 import pytest
 
 from benchbook.contracts import Case, Dataset
+from benchbook.datasets.case_bodies import CaseCanonicalizer
 from benchbook.datasets.identity import (
     canonical_json,
     case_body,
@@ -133,3 +135,56 @@ def test_a_version_content_hash_changes_with_case_order_and_metadata(
 def test_a_version_content_hash_is_stable_across_calls() -> None:
     assert _dataset_hash(BASE_DATASET) == _dataset_hash(dict(BASE_DATASET))
     assert len(_dataset_hash(BASE_DATASET)) == 64
+
+
+def _fast_body(case: dict[str, Any]) -> bytes:
+    """The import fast path's body for ``case``, past its always-checked first row."""
+    canonicalizer = CaseCanonicalizer()
+    canonicalizer.body({"id": "first", "env": {"kind": "prompt"}, "task": "t"})
+    return canonicalizer.body(case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"id": "a", "env": {"kind": "prompt"}, "task": "t", "metadata": {"n": 1, "s": "x"}},
+        {"id": "b", "env": {"kind": "browser", "start_url": " https://x.org/ "}, "task": "t"},
+        {"id": "c", "env": {"kind": "repo", "source": {"git": "https://g.io/r", "ref": "v1"}},
+         "task": "t", "tags": [" a ", "a"], "expected": "4"},
+    ],
+)  # fmt: skip
+def test_the_import_fast_path_writes_the_same_body_as_the_contract(case: dict[str, Any]) -> None:
+    assert _fast_body(case) == case_body(Case.model_validate(case))
+
+
+_WEB = {"kind": "browser", "start_url": "https://example.org/"}
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"id": "nul\x00id", "env": _WEB, "task": "t"},
+        {"id": "tab\tid", "env": _WEB, "task": "t"},
+        {"id": "a", "env": _WEB, "task": "t", "metadata": {"x": float("nan")}},
+        {"id": "a", "env": _WEB, "task": "t", "metadata": {"x": [float("inf")]}},
+        {"id": "a", "env": _WEB, "task": "t", "metadata": {"x": {"y": -math.inf}}},
+    ],
+)
+def test_the_import_fast_path_rejects_what_the_contract_rejects(case: dict[str, Any]) -> None:
+    # A silently stored null (for NaN) or a raw PostgreSQL error (for NUL) is the failure mode.
+    with pytest.raises(ValueError):
+        _fast_body(case)
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        {"id": "nul\x00id", "env": _WEB, "task": "t"},
+        {"id": "a", "env": _WEB, "task": "t", "metadata": {"x": float("nan")}},
+    ],
+)
+def test_the_trusted_import_path_rejects_what_the_contract_rejects(case: dict[str, Any]) -> None:
+    canonicalizer = CaseCanonicalizer()
+    canonicalizer.body({"id": "first", "env": _WEB, "task": "t"}, trusted=True)
+    with pytest.raises(ValueError):
+        canonicalizer.body({**canonicalizer.defaults, **case}, trusted=True)
