@@ -564,3 +564,14 @@ def test_list_search_matches_id_description_and_tags(ctx: Context) -> None:
     assert [s.id for s in svc.list_datasets(ctx, search="math").items] == ["ds"]
     assert [s.id for s in svc.list_datasets(ctx, search="browser").items] == ["web"]
     assert [s.id for s in svc.list_datasets(ctx, search="WE").items] == ["web"]
+
+
+def test_a_tag_on_a_deleted_version_resolves_again_once_it_is_revived(ctx: Context) -> None:
+    svc.register_dataset(ctx, _dataset("1.0.0"))
+    svc.register_dataset(ctx, _dataset("1.1.0"))
+    svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["baseline"])
+    svc.delete_dataset_version(ctx, "ds", "1.0.0")
+    with pytest.raises(NotFound):
+        svc.get_dataset(ctx, "ds", "baseline")
+    svc.register_dataset(ctx, _dataset("1.0.0"))
+    assert svc.get_dataset(ctx, "ds", "baseline").version.version == "1.0.0"
