@@ -141,4 +141,5 @@ def show(benchmark: str, json: bool = JSON_OPTION) -> None:
         console.print(f"scoring: {info.scoring.kind}")
     console.print(f"source: {info.source.model_dump(exclude_none=True, exclude_defaults=True)}")
     console.print(f"mapping: {info.mapping.model_dump(exclude_defaults=True)}")
-    console.print(f"graders: {', '.join(g.id for g in [*info.graders, *info.extra_graders])}")
+    graders = [g.id for g in info.graders] + [g.id for g in info.extra_graders]
+    console.print(f"graders: {', '.join(graders)}")
