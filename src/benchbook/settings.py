@@ -27,6 +27,8 @@ class Settings(BaseSettings):
         hf_token: token from the environment, the last fallback after user and workspace secrets.
         secret_key: encrypts stored secrets and signs sessions; when unset, a random key is
             generated into ``home/secret.key`` on first use and reused.
+        api_key: the ``bb_…`` key ``benchbook mcp`` (stdio) acts with (``BENCHBOOK_API_KEY``);
+            unset, it acts as the local admin.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -47,6 +49,7 @@ class Settings(BaseSettings):
         default=None, validation_alias=AliasChoices("HF_TOKEN", "BENCHBOOK_HF_TOKEN")
     )
     secret_key: str | None = None
+    api_key: str | None = None
 
     def resolved_database_url(self) -> str:
         """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""

@@ -4,6 +4,7 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     accounts,
     datasets,
     imports,
+    mcp,
     server,
 )
 from benchbook.cli.app import app
