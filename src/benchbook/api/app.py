@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import benchbook
-from benchbook.api import benchmarks, datasets
+from benchbook.api import accounts, benchmarks, datasets
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
@@ -87,6 +87,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     install_error_handlers(app)
     app.include_router(datasets.router)
     app.include_router(benchmarks.router)
+    app.include_router(accounts.router)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])
     def health(request: Request) -> Health:

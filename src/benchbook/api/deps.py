@@ -1,8 +1,10 @@
 """Principal resolution for HTTP: the ONE place a request becomes a ``Context``.
 
-Until accounts and API keys exist, every request acts as the local admin of the ``default``
-workspace (SPEC C: "until accounts exist, the local server acts as the admin"). The accounts work
-replaces :func:`get_context` only; routes depend on it through ``ContextDep``.
+Credentials, in order: ``Authorization: Bearer bb_…`` (an API key), else the session cookie
+(``benchbook_session``; writes must also carry its CSRF token in ``X-CSRF-Token``). Without
+credentials: the local admin of ``default`` while the installation has no users (SPEC C: "until
+accounts exist, the local server acts as the admin"), else 401. Routes depend on
+:func:`get_context` through ``ContextDep``.
 """
 
 from __future__ import annotations
@@ -12,8 +14,15 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy import Engine
 
-from benchbook.services.context import Context, local_admin_context
+from benchbook.errors import Forbidden, Unauthenticated
+from benchbook.services.accounts import installation_has_users
+from benchbook.services.auth import authenticate_api_key, authenticate_session, check_csrf
+from benchbook.services.context import Context, Principal, local_admin_context
 from benchbook.settings import Settings
+
+SESSION_COOKIE = "benchbook_session"
+CSRF_HEADER = "x-csrf-token"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
 def app_engine(request: Request) -> Engine:
@@ -31,10 +40,33 @@ def app_settings(request: Request) -> Settings:
 def get_context(request: Request) -> Context:
     """The caller's ``Context`` (principal + engine + settings) for this request.
 
-    Today: the local admin of ``default``. Later: a session cookie or ``Authorization: Bearer
-    bb_…`` resolved to a principal, raising ``Unauthenticated`` (401) when absent or invalid.
+    Raises Unauthenticated (401) for missing, invalid, expired or revoked credentials and
+    Forbidden (403) for a cookie-authenticated write without the session's CSRF token.
     """
-    return local_admin_context(app_engine(request), app_settings(request))
+    engine, settings = app_engine(request), app_settings(request)
+    return Context(
+        principal=request_principal(request, engine, settings), engine=engine, settings=settings
+    )
+
+
+def request_principal(request: Request, engine: Engine, settings: Settings) -> Principal:
+    """Who is asking: API key, else session cookie, else (no users yet) the local admin."""
+    header = request.headers.get("authorization")
+    if header is not None:
+        scheme, _, token = header.partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            raise Unauthenticated("use 'Authorization: Bearer bb_…'")
+        return authenticate_api_key(engine, token.strip())
+    session = request.cookies.get(SESSION_COOKIE)
+    if session:
+        principal = authenticate_session(engine, session)
+        presented = request.headers.get(CSRF_HEADER, "")
+        if request.method not in SAFE_METHODS and not check_csrf(settings, session, presented):
+            raise Forbidden("missing or wrong CSRF token (send it in X-CSRF-Token)")
+        return principal
+    if not installation_has_users(engine):
+        return local_admin_context(engine, settings).principal
+    raise Unauthenticated("log in, or send 'Authorization: Bearer bb_…'")
 
 
 ContextDep = Annotated[Context, Depends(get_context)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from benchbook.cli.app import app, console, handle_errors
+from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
 from benchbook.services.context import open_engine
 from benchbook.settings import get_settings
 
@@ -31,4 +32,10 @@ def serve(
 
     settings = get_settings()
     application = create_app(settings)
+    password = bootstrap_admin(application.state.engine)
+    if password is not None:
+        console.print(
+            f"first start: log in as [bold]{BOOTSTRAP_EMAIL}[/] with password [bold]{password}[/]"
+            " (shown once; create your own users with 'benchbook users create')"
+        )
     uvicorn.run(application, host=host or settings.host, port=port or settings.port)

@@ -258,3 +258,10 @@ def bootstrap_admin(engine: Engine, email: str = BOOTSTRAP_EMAIL) -> str | None:
         row = insert_user(conn, email, "Admin", password, admin=True)
         repo.upsert_member(conn, DEFAULT_WORKSPACE, row.id, "admin")
     return password
+
+
+def installation_has_users(engine: Engine) -> bool:
+    """True once any user exists; until then a local server acts as the local admin
+    (SPEC C: "until accounts exist, the local server acts as the admin")."""
+    with engine.connect() as conn:
+        return repo.count_users(conn) > 0
