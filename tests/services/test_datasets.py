@@ -5,6 +5,7 @@ Every test reads the registry back (or counts stored rows) instead of trusting r
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from sqlalchemy import Engine, Table, func, select
 
 from benchbook.contracts import Case, Dataset
+from benchbook.contracts.registry import RegisterResult
 from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services import datasets as svc
@@ -575,3 +577,60 @@ def test_a_tag_on_a_deleted_version_resolves_again_once_it_is_revived(ctx: Conte
         svc.get_dataset(ctx, "ds", "baseline")
     svc.register_dataset(ctx, _dataset("1.0.0"))
     assert svc.get_dataset(ctx, "ds", "baseline").version.version == "1.0.0"
+
+
+def _register_while_another_is_mid_write(ctx: Context, other: Dataset) -> dict[str, object]:
+    """Register ``other`` while a streamed register of ``_dataset()`` holds its header row.
+
+    Returns ``{"first": result or error, "second": result or error}``.
+    """
+    holding, release = threading.Event(), threading.Event()
+    out: dict[str, object] = {}
+
+    def held_rows() -> Iterator[tuple[str, bytes, str]]:
+        for i, row in enumerate(_rows([_case("a", expected="4"), _case("b")])):
+            if i == 1:
+                holding.set()
+                release.wait(10)
+            yield row
+
+    def run(key: str, call: Any) -> None:
+        try:
+            out[key] = call()
+        except Exception as exc:
+            out[key] = exc
+
+    meta = dataset_meta(_dataset())
+    first = threading.Thread(
+        target=run, args=("first", lambda: svc.store_version(ctx, "ds", "1.0.0", meta, held_rows()))
+    )
+    first.start()
+    assert holding.wait(10)
+    second = threading.Thread(target=run, args=("second", lambda: svc.register_dataset(ctx, other)))
+    second.start()
+    second.join(0.5)  # the second register now waits on the first one's uncommitted row
+    release.set()
+    first.join(10)
+    second.join(30)
+    return out
+
+
+def test_two_concurrent_identical_registers_both_succeed_and_store_one_version(
+    ctx: Context,
+) -> None:
+    out = _register_while_another_is_mid_write(ctx, _dataset())
+    first, second = out["first"], out["second"]
+    assert isinstance(first, RegisterResult) and first.created
+    assert isinstance(second, RegisterResult) and not second.created
+    assert second.content_hash == first.content_hash
+    assert _counts(ctx.engine)["dataset_versions"] == 1
+
+
+def test_a_concurrent_register_with_other_content_is_a_conflict_naming_the_version(
+    ctx: Context,
+) -> None:
+    out = _register_while_another_is_mid_write(ctx, _dataset(cases=[_case("z")]))
+    assert isinstance(out["first"], RegisterResult)
+    assert isinstance(out["second"], Conflict)
+    assert "ds@1.0.0" in out["second"].message
+    assert [c.id for c in svc.get_dataset(ctx, "ds").cases] == ["a", "b"]

@@ -102,10 +102,31 @@ def store_version(
     check_dataset_id(dataset_id)
     workspace = ctx.target_workspace(shared)
     parse_version(version)
+    args = (ctx, workspace, dataset_id, version, meta, rows)
+    try:
+        return _store_in_transaction(*args)
+    except _LostRace:
+        # A concurrent register of the same key committed first. Its header insert failed before
+        # any row was read, so compare with the winner: identical → no-op, different → Conflict.
+        return _store_in_transaction(*args)
+
+
+class _LostRace(Conflict):
+    """The version header insert hit the unique key: another register committed it first."""
+
+
+def _store_in_transaction(
+    ctx: Context,
+    workspace: str,
+    dataset_id: str,
+    version: str,
+    meta: dict[str, Any],
+    rows: Iterable[repo.CaseRow],
+) -> RegisterResult:
     try:
         with ctx.engine.begin() as conn:
             return _store(ctx, conn, workspace, dataset_id, version, meta, rows)
-    except IntegrityError as exc:  # a concurrent register of the same key won the race
+    except IntegrityError as exc:
         raise Conflict(f"{dataset_id}@{version} was registered concurrently; retry") from exc
 
 
@@ -143,17 +164,20 @@ def _store(
             cases=existing.case_count,
             content_hash=existing.content_hash,
         )
-    pk = repo.insert_version_header(
-        conn,
-        workspace=workspace,
-        dataset_id=dataset_id,
-        version=version,
-        is_prerelease=bool(parse_version(version).prerelease),
-        description=meta.get("description"),
-        tags=list(meta.get("tags") or []),
-        produced_by=meta.get("produced_by"),
-        created_by=actor,
-    )
+    try:
+        pk = repo.insert_version_header(
+            conn,
+            workspace=workspace,
+            dataset_id=dataset_id,
+            version=version,
+            is_prerelease=bool(parse_version(version).prerelease),
+            description=meta.get("description"),
+            tags=list(meta.get("tags") or []),
+            produced_by=meta.get("produced_by"),
+            created_by=actor,
+        )
+    except IntegrityError as exc:
+        raise _LostRace(f"{dataset_id}@{version} was registered concurrently; retry") from exc
     hasher = VersionHasher(meta)
     for h in repo.write_cases(conn, pk, rows):
         hasher.add(h)
