@@ -634,3 +634,10 @@ def test_a_concurrent_register_with_other_content_is_a_conflict_naming_the_versi
     assert isinstance(out["second"], Conflict)
     assert "ds@1.0.0" in out["second"].message
     assert [c.id for c in svc.get_dataset(ctx, "ds").cases] == ["a", "b"]
+
+
+def test_one_case_is_read_by_its_id(ctx: Context) -> None:
+    svc.register_dataset(ctx, _dataset(cases=[_case("owner/repo#1 spaced", expected="x")]))
+    assert svc.get_case(ctx, "ds", "latest", "owner/repo#1 spaced").expected == "x"
+    with pytest.raises(NotFound, match="'missing'"):
+        svc.get_case(ctx, "ds", "1.0.0", "missing")
