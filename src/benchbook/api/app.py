@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import benchbook
-from benchbook.api import accounts, benchmarks, datasets
+from benchbook.api import accounts, benchmarks, datasets, hf, jobs, recipes
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
@@ -86,7 +86,10 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.state.engine = engine if engine is not None else open_engine(settings)
     install_error_handlers(app)
     app.include_router(datasets.router)
+    app.include_router(hf.router)
     app.include_router(benchmarks.router)
+    app.include_router(recipes.router)
+    app.include_router(jobs.router)
     app.include_router(accounts.router)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import os
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -43,9 +44,11 @@ from benchbook.services.datasets import store_version
 from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
+from benchbook.store.datasets import CaseRow
 
 PREVIEW_ROWS = 20
 PROGRESS_EVERY = 1000
+PROGRESS_INTERVAL_S = 0.25
 Progress = Callable[[ImportProgress], None]
 
 
@@ -223,6 +226,37 @@ def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict
     return dataset_meta(parse_model(Dataset, payload, "dataset"))
 
 
+class _Counter:
+    """Rows read and cases built, reported every 1000 rows or, at a 100-row boundary (a viewer
+    page), once 0.25 s have passed; and once more when the stream ends, still inside the
+    transaction, so a progress callback that raises (a cancelled job) stores nothing."""
+
+    def __init__(self, progress: Progress | None, total: int | None) -> None:
+        self.progress, self.total = progress, total
+        self.rows = self.cases = 0
+        self.reported_at = time.monotonic()
+
+    def on_row(self, rows_read: int, cases_built: int) -> None:
+        self.rows, self.cases = rows_read, cases_built
+        if self.progress is None:
+            return
+        if rows_read % PROGRESS_EVERY == 0 or (
+            rows_read % 100 == 0 and time.monotonic() - self.reported_at >= PROGRESS_INTERVAL_S
+        ):
+            self.report()
+
+    def report(self) -> None:
+        if self.progress is not None:
+            self.reported_at = time.monotonic()
+            self.progress(
+                ImportProgress(rows_read=self.rows, cases_built=self.cases, total=self.total)
+            )
+
+    def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
+        yield from stream
+        self.report()
+
+
 def import_benchmark(
     ctx: Context,
     request: ImportRequest,
@@ -236,7 +270,8 @@ def import_benchmark(
         request: what to import (SPEC E.1).
         file: a local file or folder to read with the recipe's mapping (``--file``); uploads
             pass the saved temporary file and ``file_name`` (recorded as an ``upload``).
-        progress: called with rows read / cases built about every 1000 rows and at the end.
+        progress: called with rows read / cases built every 1000 rows or 0.25 s and once at the
+            end, inside the transaction: raising (``Cancelled``) rolls the import back.
 
     Returns:
         ``{workspace, id, version, cases, created}``; ``created`` is False when the identical
@@ -255,20 +290,10 @@ def import_benchmark(
         source = open_source(ctx, plan, path, name)
         version = _target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source)
-        state = {"rows": 0, "cases": 0}
-
-        def on_row(rows_read: int, cases_built: int) -> None:
-            state["rows"], state["cases"] = rows_read, cases_built
-            if progress is not None and rows_read % PROGRESS_EVERY == 0:
-                progress(
-                    ImportProgress(rows_read=rows_read, cases_built=cases_built, total=source.total)
-                )
-
-        stream = case_rows(source.rows(), builder, request.limit, on_row)
-        result = store_version(ctx, dataset_id, version, meta, stream, request.shared)
-    if progress is not None:
-        progress(
-            ImportProgress(rows_read=state["rows"], cases_built=state["cases"], total=source.total)
+        counter = _Counter(progress, source.total)
+        stream = case_rows(source.rows(), builder, request.limit, counter.on_row)
+        result = store_version(
+            ctx, dataset_id, version, meta, counter.track(stream), request.shared
         )
     return ImportResult(
         workspace=result.workspace,

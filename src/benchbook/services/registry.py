@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchbook.services import datasets, imports
+from benchbook.services import datasets, hf, imports, jobs, recipes
 
 OPERATIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn
@@ -33,6 +33,17 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         imports.get_benchmark,
         imports.preview_benchmark_source,
         imports.import_benchmark,
+        hf.search_hf_datasets,
+        hf.list_hf_splits,
+        hf.list_hf_files,
+        recipes.register_recipe,
+        recipes.validate_recipe,
+        recipes.list_recipes,
+        recipes.get_recipe,
+        jobs.start_import,
+        jobs.list_imports,
+        jobs.get_import,
+        jobs.cancel_import,
     )
 }
 """Operation name → service function, in SPEC D order."""

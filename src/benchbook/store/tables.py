@@ -232,3 +232,44 @@ Index(
     comments.c.resource_id,
     comments.c.created_at,
 )
+
+# --- recipes and import jobs (migration 0003) ---------------------------------------------
+
+recipes = Table(
+    "recipes",
+    metadata,
+    Column(
+        "pk", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("recipe_id", String(128), nullable=False),
+    Column("version", String(128), nullable=False),
+    Column("is_prerelease", Boolean, nullable=False),
+    Column("body", Text, nullable=False),  # canonical JSON of the parsed Recipe
+    Column("content_hash", String(64), nullable=False),  # sha256 hex of ``body``
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("workspace", "recipe_id", "version", name="uq_recipes_key"),
+)
+
+import_jobs = Table(
+    "import_jobs",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("state", String(16), nullable=False),  # queued|running|succeeded|failed|cancelled
+    Column("request", Text, nullable=False),  # ImportRequest JSON without inline ``text``
+    Column("file_name", String(512)),
+    Column("rows_read", BigInteger, nullable=False),
+    Column("cases_built", BigInteger, nullable=False),
+    Column("total", BigInteger),
+    Column("result", Text),  # ImportResult JSON once succeeded
+    Column("error", Text),  # {code, message, details} JSON once failed or cancelled
+    Column("cancel_requested", Boolean, nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime()),
+    Column("updated_at", UTCDateTime(), nullable=False),
+    Column("finished_at", UTCDateTime()),
+)
+Index("ix_import_jobs_workspace", import_jobs.c.workspace, import_jobs.c.created_at)
