@@ -19,6 +19,7 @@ from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
 from benchbook.services.context import open_engine
 from benchbook.settings import Settings, get_settings
+from benchbook.web import mount_web
 
 
 class Health(BaseModel):
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(recipes.router)
     app.include_router(jobs.router)
     app.include_router(accounts.router)
+    mount_web(app)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])
     def health(request: Request) -> Health:

@@ -1,1 +1,22 @@
-"""The web layer (see docs/architecture.md)."""
+"""The web dashboard (SPEC G): server-rendered Jinja2 pages over the same services as the API.
+
+One router per noun (``datasets``, ``comments``, ``imports``, ``recipes``, ``accounts``); errors
+become pages in ``web/errors.py``; static CSS/JS are served from ``/static`` by the app itself,
+so no page loads anything from the internet. :func:`mount_web` adds all of it to the API app.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from benchbook.web import accounts, comments, datasets, imports, recipes
+from benchbook.web.render import STATIC_DIR
+
+
+def mount_web(app: FastAPI) -> None:
+    """Add the dashboard's pages, its JSON calls and ``/static`` to ``app``."""
+    for router in (datasets.router, comments.router, imports.router, imports.calls, recipes.router):
+        app.include_router(router)
+    app.include_router(accounts.router)
+    app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")

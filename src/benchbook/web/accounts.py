@@ -1,0 +1,195 @@
+"""Pages for accounts: login, logout, workspace switcher, account (API keys, personal secrets)
+and members (admins). Every change goes through ``services.auth``, ``keys``, ``secrets`` and
+``accounts``; these handlers only read forms, call one service and redirect.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import RedirectResponse
+
+from benchbook.api.deps import SESSION_COOKIE, app_engine
+from benchbook.contracts.accounts import Role
+from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.services import accounts, keys, secrets
+from benchbook.services.auth import (
+    SESSION_TTL,
+    authenticate_password,
+    end_session,
+    start_session,
+)
+from benchbook.services.keys import parse_scope
+from benchbook.web.errors import PageRoute
+from benchbook.web.render import people, render
+from benchbook.web.session import FormDep, Page, PageDep, form_text
+
+router = APIRouter(route_class=PageRoute, include_in_schema=False)
+
+
+def _safe_next(value: str) -> str:
+    """Only local paths are followed after login (no open redirect)."""
+    return value if value.startswith("/") and not value.startswith("//") else "/"
+
+
+def _role(value: str) -> Role:
+    for role in accounts.ROLES:
+        if value == role:
+            return role
+    raise InvalidInput(f"role must be one of {', '.join(accounts.ROLES)}, not {value!r}")
+
+
+def _with_session(response: Response, request: Request, token: str) -> Response:
+    response.set_cookie(
+        SESSION_COOKIE,
+        token,
+        max_age=int(SESSION_TTL.total_seconds()),
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+@router.get("/login")
+def login_form(request: Request, next: str = "/") -> Response:
+    """The login form (email + password)."""
+    return render(request, None, "login.html", next=_safe_next(next), error=None, email="")
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    """Check the password, start a session cookie and go to ``next``."""
+    form = await request.form()
+    email, password = str(form.get("email", "")), str(form.get("password", ""))
+    next_url = _safe_next(str(form.get("next", "/")))
+    engine = app_engine(request)
+    try:
+        principal = authenticate_password(engine, email.strip(), password)
+    except BenchbookError as exc:
+        return render(
+            request, None, "login.html", status_code=401, next=next_url, error=exc.message,
+            email=email,
+        )  # fmt: skip
+    token = start_session(engine, principal)
+    return _with_session(RedirectResponse(next_url, status_code=303), request, token)
+
+
+@router.post("/logout")
+def logout(request: Request, posted: FormDep) -> Response:
+    """End the session and forget the cookie."""
+    page, _ = posted
+    if page.session:
+        end_session(app_engine(request), page.session)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+@router.post("/workspace")
+def switch_workspace(request: Request, posted: FormDep) -> Response:
+    """Act in another of the caller's workspaces: a new session there replaces this one."""
+    page, form = posted
+    target = form_text(form, "workspace")
+    if target not in {w.id for w in accounts.list_workspaces(page.ctx)}:
+        raise NotFound(f"workspace {target!r} not found", {"workspace": target})
+    if page.session is None:
+        raise InvalidInput("the local admin acts in 'default'; create users to switch workspaces")
+    engine = app_engine(request)
+    principal = page.ctx.principal
+    token = start_session(engine, replace(principal, workspace=target))
+    end_session(engine, page.session)
+    return _with_session(RedirectResponse("/", status_code=303), request, token)
+
+
+def _account(request: Request, page: Page, created_key: str | None = None) -> Response:
+    return render(
+        request,
+        page,
+        "account.html",
+        nav="account",
+        keys=keys.list_api_keys(page.ctx) if page.session else [],
+        secrets=secrets.list_secrets(page.ctx, "user") if page.session else [],
+        created_key=created_key,
+        scopes=("read", "write", "admin"),
+    )
+
+
+@router.get("/account")
+def account(request: Request, page: PageDep) -> Response:
+    """API keys (create shown once, revoke) and personal secrets (names only)."""
+    return _account(request, page)
+
+
+@router.post("/account/keys")
+def create_key(request: Request, posted: FormDep) -> Response:
+    """Create an API key; the page shows the plain key once."""
+    page, form = posted
+    scope = parse_scope(form_text(form, "scope", "read"))
+    created = keys.create_api_key(page.ctx, form_text(form, "name"), scope)
+    return _account(request, page, created_key=created.key)
+
+
+@router.post("/account/keys/{key_id}/revoke")
+def revoke_key(key_id: str, posted: FormDep) -> Response:
+    """Revoke one of the caller's keys."""
+    page, _ = posted
+    keys.revoke_api_key(page.ctx, key_id)
+    return RedirectResponse("/account#keys", status_code=303)
+
+
+@router.post("/account/secrets")
+def set_secret(posted: FormDep) -> Response:
+    """Create or replace a personal secret (the value is never shown again)."""
+    page, form = posted
+    secrets.set_secret(page.ctx, form_text(form, "name").strip(), form_text(form, "value"))
+    return RedirectResponse("/account#secrets", status_code=303)
+
+
+@router.post("/account/secrets/{name}/delete")
+def delete_secret(name: str, posted: FormDep) -> Response:
+    """Delete a personal secret."""
+    page, _ = posted
+    secrets.delete_secret(page.ctx, name)
+    return RedirectResponse("/account#secrets", status_code=303)
+
+
+@router.get("/members")
+def members(request: Request, page: PageDep) -> Response:
+    """The workspace's members; admins add, change roles and remove."""
+    page.ctx.require("members:read")
+    return render(
+        request,
+        page,
+        "members.html",
+        nav="members",
+        members=accounts.list_members(page.ctx),
+        roles=accounts.ROLES,
+        names=people(page),
+    )
+
+
+@router.post("/members")
+def add_member(posted: FormDep) -> Response:
+    """Add a user (by email) with a role."""
+    page, form = posted
+    role = _role(form_text(form, "role", "member"))
+    accounts.add_member(page.ctx, form_text(form, "email").strip(), role)
+    return RedirectResponse("/members", status_code=303)
+
+
+@router.post("/members/{user_id}/role")
+def set_role(user_id: str, posted: FormDep) -> Response:
+    """Change a member's role."""
+    page, form = posted
+    accounts.set_member_role(page.ctx, user_id, _role(form_text(form, "role")))
+    return RedirectResponse("/members", status_code=303)
+
+
+@router.post("/members/{user_id}/remove")
+def remove_member(user_id: str, posted: FormDep) -> Response:
+    """Remove a member from the workspace."""
+    page, _ = posted
+    accounts.remove_member(page.ctx, user_id)
+    return RedirectResponse("/members", status_code=303)

@@ -1,0 +1,144 @@
+"""The import wizard: its page, and the JSON calls its script makes.
+
+The script builds an ``ImportRequest`` (SPEC E.1, the API's own shape) from the chosen source
+and column roles and sends it with an optional ``upload_id``:
+
+- ``POST /import/uploads`` (multipart ``file``) → ``{upload_id, name, size_bytes}``
+- ``POST /import/preview`` ``{request, upload_id?}`` → ``preview_benchmark_source`` plus the
+  target's ``existing_versions`` (the version picker shows only when there are some)
+- ``POST /import/jobs`` ``{request, upload_id?}`` → ``{job_id}`` (``services.jobs.start_import``);
+  ``GET /import/jobs/{id}`` → the ``ImportJob`` (state, progress, then result or error).
+
+Writes carry the session's CSRF token in ``X-CSRF-Token``.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
+from starlette.datastructures import UploadFile
+
+from benchbook.contracts.imports import ImportRequest
+from benchbook.errors import BenchbookError, InvalidInput
+from benchbook.services import datasets, imports, jobs, secrets
+from benchbook.services.context import Context
+from benchbook.web.errors import JsonRoute, PageRoute
+from benchbook.web.jobs import UPLOADS, Upload, owner_of
+from benchbook.web.render import render
+from benchbook.web.session import PageDep
+
+router = APIRouter(route_class=PageRoute, include_in_schema=False)
+calls = APIRouter(route_class=JsonRoute, include_in_schema=False)
+
+
+def _has_hf_token(ctx: Context) -> bool:
+    """Whether an ``HF_TOKEN`` secret the caller can see exists (names only) or the server
+    has one from its environment."""
+    if ctx.settings.hf_token:
+        return True
+    try:
+        return any(s.name == "HF_TOKEN" for s in secrets.list_secrets(ctx))
+    except BenchbookError:
+        return False
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside ``<script type="application/json">`` (no ``</script>`` break-out)."""
+    return orjson.dumps(value).decode().replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+@router.get("/import")
+def wizard(request: Request, page: PageDep, benchmark: str = "") -> Response:
+    """The wizard: source → preview with column roles → assertion → version → progress."""
+    page.ctx.require("datasets:write")
+    catalog = imports.list_benchmarks(page.ctx)
+    return render(
+        request,
+        page,
+        "import.html",
+        nav="datasets",
+        catalog=catalog,
+        catalog_json=_script_json(
+            {
+                b.id: {"description": b.description, "license": b.license, "gated": b.gated}
+                for b in catalog
+            }
+        ),
+        chosen=benchmark,
+        has_hf_token=_has_hf_token(page.ctx),
+        envs=("auto", "prompt", "repo", "browser", "os-use"),
+    )
+
+
+async def _body(request: Request) -> tuple[ImportRequest, str | None]:
+    try:
+        payload = await request.json()
+    except ValueError as exc:
+        raise InvalidInput("the body must be JSON {request, upload_id?}") from exc
+    if not isinstance(payload, dict):
+        raise InvalidInput("the body must be JSON {request, upload_id?}")
+    upload_id = payload.get("upload_id")
+    return imports.parse_import_request(payload.get("request")), (
+        str(upload_id) if upload_id else None
+    )
+
+
+def _existing_versions(ctx: Context, dataset_id: str) -> list[str]:
+    try:
+        return [v.version for v in datasets.list_dataset_versions(ctx, dataset_id)]
+    except BenchbookError:
+        return []
+
+
+@calls.post("/import/uploads")
+async def upload(request: Request, page: PageDep) -> Response:
+    """Save an uploaded file for preview and import; returns its upload id."""
+    page.ctx.require("datasets:write")
+    form = await request.form()
+    sent = form.get("file")
+    if not isinstance(sent, UploadFile) or not sent.filename:
+        missing = {"errors": [{"path": "file", "message": "missing"}]}
+        raise InvalidInput("choose a file to upload", missing)
+    upload_id, folder = UPLOADS.new_folder()
+    name = Path(sent.filename).name
+    target = folder / name
+    with target.open("wb") as out:
+        shutil.copyfileobj(sent.file, out, length=1024 * 1024)
+    size = target.stat().st_size
+    UPLOADS.add(upload_id, Upload(owner_of(page.ctx), target, name, size))
+    return JSONResponse({"upload_id": upload_id, "name": name, "size_bytes": size})
+
+
+@calls.post("/import/preview")
+async def preview(request: Request, page: PageDep) -> Response:
+    """Preview ≤ 20 rows with the request's mapping; writes nothing."""
+    req, upload_id = await _body(request)
+    found = UPLOADS.get(page.ctx, upload_id) if upload_id else None
+    result = imports.preview_benchmark_source(
+        page.ctx, req, file=found.path if found else None, file_name=found.name if found else None
+    )
+    target = req.id or (req.spec.id if req.spec else req.benchmark) or ""
+    out: dict[str, Any] = result.model_dump(mode="json")
+    out["existing_versions"] = _existing_versions(page.ctx, target) if target else []
+    out["dataset_id"] = target
+    return JSONResponse(out)
+
+
+@calls.post("/import/jobs")
+async def start_job(request: Request, page: PageDep) -> Response:
+    """Start an import in the background; poll ``/import/jobs/{job_id}``."""
+    page.ctx.require("datasets:write")
+    req, upload_id = await _body(request)
+    job = UPLOADS.start(page.ctx, req, upload_id)
+    return JSONResponse({"job_id": job.id}, status_code=202)
+
+
+@calls.get("/import/jobs/{job_id}")
+def job_status(job_id: str, page: PageDep) -> Response:
+    """A job's state, progress (rows read, cases built, total) and its result or error."""
+    return JSONResponse(jobs.get_import(page.ctx, job_id).model_dump(mode="json"))

@@ -1,0 +1,142 @@
+"""Who is looking at a page: the session cookie → a ``Context`` (the same services as the API).
+
+Pages resolve the caller with the service calls ``api/deps.py`` uses (``authenticate_session``,
+``installation_has_users``, ``local_admin_context``), but an unauthenticated page redirects to
+``/login`` instead of answering 401, and form posts carry the CSRF token as a hidden ``csrf``
+field (JSON calls from the dashboard's scripts send it in ``X-CSRF-Token``). While an
+installation has no users the local admin acts without a session, as on the API; its posts must
+then come from the same origin (``Origin``/``Referer`` host equals ``Host``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+from urllib.parse import quote, urlsplit
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine
+
+from benchbook.api.deps import CSRF_HEADER, SAFE_METHODS, SESSION_COOKIE, app_engine, app_settings
+from benchbook.errors import Forbidden, Unauthenticated
+from benchbook.services.accounts import installation_has_users
+from benchbook.services.auth import authenticate_session, check_csrf, csrf_token
+from benchbook.services.context import Context, local_admin_context
+from benchbook.settings import Settings
+
+CSRF_FIELD = "csrf"
+
+
+class LoginRequired(Exception):
+    """Raised by a page dependency when nobody is logged in; answered with a redirect."""
+
+    def __init__(self, next_url: str) -> None:
+        super().__init__(next_url)
+        self.next_url = next_url
+
+
+@dataclass
+class Page:
+    """A page request's caller: the service ``Context``, the session token (None for the
+    local admin of an installation without users) and the CSRF token forms must echo."""
+
+    ctx: Context
+    session: str | None
+    csrf: str
+
+    def can(self, action: str) -> bool:
+        """True when the caller's role grants ``action`` (for showing buttons only)."""
+        return self.ctx.allows(action)
+
+    @property
+    def user_id(self) -> str:
+        """The caller's user id (``local-admin`` without accounts)."""
+        return self.ctx.principal.user_id
+
+
+def _next_url(request: Request) -> str:
+    path = request.url.path
+    return path + (f"?{request.url.query}" if request.url.query else "")
+
+
+def login_url(next_url: str) -> str:
+    """``/login?next=…`` for a page path."""
+    return "/login?next=" + quote(next_url, safe="/")
+
+
+def _same_origin(request: Request) -> bool:
+    source = request.headers.get("origin") or request.headers.get("referer") or ""
+    return bool(source) and urlsplit(source).netloc == request.headers.get("host", "")
+
+
+def _presented_csrf(request: Request, form: dict[str, Any] | None) -> str:
+    if form is not None and isinstance(form.get(CSRF_FIELD), str):
+        return str(form[CSRF_FIELD])
+    return request.headers.get(CSRF_HEADER, "")
+
+
+def resolve_page(
+    request: Request, engine: Engine, settings: Settings, form: dict[str, Any] | None = None
+) -> Page:
+    """The caller of a page request.
+
+    Raises:
+        LoginRequired: no (valid) session while the installation has users.
+        Forbidden: a write (non-GET) without the session's CSRF token, or, for the local admin,
+            from another origin.
+    """
+    session = request.cookies.get(SESSION_COOKIE)
+    write = request.method not in SAFE_METHODS
+    if session:
+        try:
+            principal = authenticate_session(engine, session)
+        except Unauthenticated as exc:
+            raise LoginRequired(_next_url(request)) from exc
+        if write and not check_csrf(settings, session, _presented_csrf(request, form)):
+            raise Forbidden("missing or wrong CSRF token; reload the page and try again")
+        ctx = Context(principal=principal, engine=engine, settings=settings)
+        return Page(ctx=ctx, session=session, csrf=csrf_token(settings, session))
+    if installation_has_users(engine):
+        raise LoginRequired(_next_url(request) if not write else "/")
+    if write and not _same_origin(request):
+        raise Forbidden("cross-origin form post refused")
+    return Page(ctx=local_admin_context(engine, settings), session=None, csrf="local")
+
+
+def page_caller(request: Request) -> Page:
+    """Dependency for GET pages and JSON calls (CSRF from ``X-CSRF-Token`` on writes)."""
+    return resolve_page(request, app_engine(request), app_settings(request))
+
+
+async def form_caller(request: Request) -> tuple[Page, dict[str, Any]]:
+    """Dependency for form posts: the caller (CSRF checked from the ``csrf`` field) and the
+    form's fields (repeated names become lists; uploads are excluded)."""
+    raw = await request.form()
+    form: dict[str, Any] = {}
+    for key, value in raw.multi_items():
+        if not isinstance(value, str):
+            continue
+        if key in form:
+            prior = form[key]
+            form[key] = [*prior, value] if isinstance(prior, list) else [prior, value]
+        else:
+            form[key] = value
+    return resolve_page(request, app_engine(request), app_settings(request), form), form
+
+
+PageDep = Annotated[Page, Depends(page_caller)]
+FormDep = Annotated[tuple[Page, dict[str, Any]], Depends(form_caller)]
+
+
+def form_list(form: dict[str, Any], key: str) -> list[str]:
+    """A form field that may repeat, as a list of strings."""
+    value = form.get(key)
+    if value is None:
+        return []
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def form_text(form: dict[str, Any], key: str, default: str = "") -> str:
+    """A single form field as text (the last one when repeated)."""
+    values = form_list(form, key)
+    return values[-1] if values else default

@@ -1,0 +1,252 @@
+// Import wizard: upload or catalog → preview with clickable column roles → import with progress.
+"use strict";
+
+(() => {
+  const ROLES = ["task", "id", "answer"];
+  const $ = (id) => document.getElementById(id);
+  const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
+  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], timer: null };
+
+  async function call(method, url, body, isForm) {
+    const headers = { "X-CSRF-Token": csrf() };
+    if (!isForm && body !== undefined) headers["Content-Type"] = "application/json";
+    const response = await fetch(url, { method, headers, body: isForm ? body : body === undefined ? undefined : JSON.stringify(body), credentials: "same-origin" });
+    const data = await response.json().catch(() => ({ message: response.statusText }));
+    if (!response.ok) {
+      const errors = (data.details && data.details.errors) || [];
+      const where = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ");
+      throw new Error((data.message || "request failed") + (where && !data.message.includes(where) ? ` (${where})` : ""));
+    }
+    return data;
+  }
+
+  function roleOf(field) { return Object.keys(state.roles).find((r) => state.roles[r] === field) || "none"; }
+
+  // Cycle task → id → answer → none, skipping roles another column holds.
+  function cycle(field) {
+    const current = roleOf(field);
+    if (current !== "none") delete state.roles[current];
+    const order = [...ROLES, "none"];
+    let index = order.indexOf(current);
+    for (let step = 0; step < order.length; step++) {
+      index = (index + 1) % order.length;
+      const role = order[index];
+      if (role === "none" || !state.roles[role]) {
+        if (role !== "none") state.roles[role] = field;
+        break;
+      }
+    }
+  }
+
+  function sample(value) {
+    if (value === undefined || value === null) return "";
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    return text.length > 60 ? text.slice(0, 59) + "…" : text;
+  }
+
+  function renderTable() {
+    const head = $("preview-table").tHead;
+    const body = $("preview-table").tBodies[0];
+    head.replaceChildren();
+    body.replaceChildren();
+    const tr = head.insertRow();
+    const editable = state.kind === "upload";
+    for (const field of state.fields) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      const role = roleOf(field);
+      th.className = "role-" + role;
+      const first = state.rows.find((r) => r[field] !== undefined);
+      const control = document.createElement(editable ? "button" : "div");
+      control.className = "col-role";
+      if (editable) {
+        control.type = "button";
+        control.dataset.field = field;
+        control.setAttribute("aria-label", `Column ${field}: role ${role}. Click to change.`);
+        control.addEventListener("click", () => { cycle(field); renderTable(); schedulePreview(); });
+      }
+      control.innerHTML = '<span class="col-name"></span><span class="role-chip"></span><span class="col-sample"></span>';
+      control.querySelector(".col-name").textContent = field;
+      control.querySelector(".role-chip").textContent = role;
+      control.querySelector(".role-chip").classList.add("role-" + role);
+      control.querySelector(".col-sample").textContent = first ? sample(first[field]) : "";
+      th.appendChild(control);
+      tr.appendChild(th);
+    }
+    for (const row of state.rows.slice(0, 8)) {
+      const r = body.insertRow();
+      for (const field of state.fields) {
+        const cell = r.insertCell();
+        cell.className = "role-" + roleOf(field);
+        cell.textContent = sample(row[field]);
+      }
+    }
+    for (const select of document.querySelectorAll("[data-field-select]")) {
+      const keep = select.value;
+      select.replaceChildren(new Option("—", ""), ...state.fields.map((f) => new Option(f, f)));
+      select.value = state.fields.includes(keep) ? keep : "";
+    }
+  }
+
+  function datasetId() {
+    const typed = $("dataset-id").value.trim();
+    if (typed) return typed;
+    if (state.kind === "catalog") return $("benchmark").value;
+    const stem = (state.fileName || "dataset").replace(/\.(gz)$/i, "").replace(/\.[^.]+$/, "");
+    return stem.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "dataset";
+  }
+
+  function mapping() {
+    const m = { env: $("adv-env").value };
+    if (state.roles.task) m.task_field = state.roles.task;
+    if (state.roles.id) m.id_field = state.roles.id;
+    if (state.roles.answer) m.answer_field = state.roles.answer;
+    const template = $("adv-template").value;
+    if (template.trim()) m.task_template = template;
+    if (!m.task_field && !m.task_template) m.task_template = " "; // placeholder until a task is chosen
+    if ($("adv-git").value) m.git_field = $("adv-git").value;
+    if ($("adv-ref").value) m.ref_field = $("adv-ref").value;
+    if ($("adv-start-url").value.trim()) m.start_url = $("adv-start-url").value.trim();
+    if ($("adv-image").value.trim()) m.image = $("adv-image").value.trim();
+    const placement = {};
+    if ($("adv-target").value.trim()) placement.target = $("adv-target").value.trim();
+    if ($("adv-os").value) placement.os = $("adv-os").value;
+    if (Object.keys(placement).length) m.placement = placement;
+    return m;
+  }
+
+  function request(forImport) {
+    const id = datasetId();
+    const req = { id };
+    if (state.kind === "catalog") req.benchmark = $("benchmark").value;
+    else req.spec = { id, version: "1.0.0", source: { kind: "file" }, mapping: mapping() };
+    if (forImport && state.existing.length) req.bump = document.querySelector('input[name="bump"]:checked').value;
+    return { request: req, upload_id: state.uploadId };
+  }
+
+  function showPreview(data) {
+    state.fields = data.fields;
+    state.rows = data.rows;
+    state.guess = data.mapping_guess || {};
+    state.existing = data.existing_versions || [];
+    const noTask = state.kind === "upload" && !state.roles.task && !$("adv-template").value.trim();
+    const assertion = $("assertion");
+    assertion.textContent = noTask ? "Choose the task column: click a column header until it says “task”." : data.assertion;
+    const warnings = noTask ? [] : data.warnings;
+    assertion.classList.toggle("warn", noTask || warnings.length > 0);
+    $("warnings").replaceChildren(...warnings.map((w) => { const li = document.createElement("li"); li.textContent = w; return li; }));
+    const first = data.cases && data.cases[0];
+    $("template-preview").textContent = noTask ? "" : first ? first.task : "";
+    $("version-pick").hidden = state.existing.length === 0;
+    $("existing").textContent = state.existing.length ? `(existing: ${state.existing.join(", ")})` : "";
+    const hint = ROLES.filter((r) => state.guess[r + "_field"]).map((r) => `${r} = ${state.guess[r + "_field"]}`);
+    $("suggestion").hidden = state.kind !== "upload" || hint.length === 0;
+    $("suggestion").querySelector("span").textContent = "Suggested: " + hint.join(", ") + ".";
+    $("map-step").hidden = false;
+    $("import-step").hidden = false;
+    if (!$("dataset-id").value) $("dataset-id").placeholder = datasetId();
+    renderTable();
+  }
+
+  async function preview() {
+    $("source-status").textContent = "Reading the first rows…";
+    try {
+      showPreview(await call("POST", "/import/preview", request(false)));
+      $("source-status").textContent = "";
+    } catch (error) {
+      $("source-status").textContent = error.message;
+    }
+  }
+
+  function schedulePreview() {
+    clearTimeout(state.timer);
+    state.timer = setTimeout(preview, 250);
+  }
+
+  async function uploadAndPreview(input) {
+    const file = input.files[0];
+    state.uploadId = null;
+    if (file) {
+      $("source-status").textContent = `Uploading ${file.name}…`;
+      const form = new FormData();
+      form.append("file", file);
+      try {
+        const saved = await call("POST", "/import/uploads", form, true);
+        state.uploadId = saved.upload_id;
+        state.fileName = saved.name;
+      } catch (error) {
+        $("source-status").textContent = error.message;
+        return;
+      }
+    }
+    if (state.kind === "upload" && !state.uploadId) { $("source-status").textContent = "Choose a file first."; return; }
+    await preview();
+  }
+
+  function onCatalogChange() {
+    const option = $("benchmark").selectedOptions[0];
+    const data = JSON.parse($("catalog-data").textContent)[option.value] || {};
+    $("catalog-about").textContent = [data.description, data.license && "License: " + data.license].filter(Boolean).join(" · ");
+    $("gated-warning").hidden = !(data.gated && document.getElementById("wizard").dataset.hasToken !== "yes");
+  }
+
+  async function poll(jobId) {
+    const job = await call("GET", `/import/jobs/${jobId}`);
+    const bar = $("progress");
+    const p = job.progress;
+    if (p.total) { bar.max = p.total; bar.value = Math.min(p.rows_read, p.total); }
+    $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}` : "");
+    if (job.state === "queued" || job.state === "running") { setTimeout(() => poll(jobId), 250); return; }
+    if (job.state !== "succeeded") {
+      bar.value = 0;
+      $("import-error").hidden = false;
+      $("import-error").textContent = job.error ? job.error.message : job.state;
+      $("import-btn").disabled = false;
+      return;
+    }
+    bar.max = 100; bar.value = 100;
+    bar.dataset.done = "true";
+    const r = job.result;
+    $("progress-text").textContent = `Imported ${r.cases.toLocaleString()} cases as ${r.id}@${r.version}${r.created ? "" : " (unchanged)"}.`;
+    setTimeout(() => { window.location.href = `/datasets/${encodeURIComponent(r.id)}?v=${encodeURIComponent(r.version)}`; }, 700);
+  }
+
+  async function startImport() {
+    $("import-error").hidden = true;
+    $("import-btn").disabled = true;
+    $("progress-box").hidden = false;
+    $("progress").removeAttribute("value");
+    try {
+      const started = await call("POST", "/import/jobs", request(true));
+      await poll(started.job_id);
+    } catch (error) {
+      $("import-error").hidden = false;
+      $("import-error").textContent = error.message;
+      $("import-btn").disabled = false;
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    for (const radio of document.querySelectorAll('input[name="source-kind"]')) {
+      radio.addEventListener("change", () => {
+        state.kind = radio.value;
+        for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== state.kind;
+        state.uploadId = null; state.roles = {};
+      });
+    }
+    state.kind = document.querySelector('input[name="source-kind"]:checked').value;
+    $("benchmark").addEventListener("change", onCatalogChange);
+    onCatalogChange();
+    $("preview-btn").addEventListener("click", () => uploadAndPreview(state.kind === "upload" ? $("file") : $("catalog-file")));
+    $("file").addEventListener("change", () => uploadAndPreview($("file")));
+    $("use-suggestion").addEventListener("click", () => {
+      state.roles = {};
+      for (const r of ROLES) if (state.guess[r + "_field"]) state.roles[r] = state.guess[r + "_field"];
+      renderTable(); schedulePreview();
+    });
+    for (const id of ["adv-env", "adv-git", "adv-ref", "adv-start-url", "adv-template", "adv-image", "adv-target", "adv-os", "dataset-id"]) {
+      $(id).addEventListener("input", schedulePreview);
+    }
+    $("import-btn").addEventListener("click", startImport);
+  });
+})();
