@@ -17,6 +17,7 @@ from benchbook.api import accounts, benchmarks, datasets, hf, jobs, recipes
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
+from benchbook.mcp.server import mount_mcp
 from benchbook.services.context import open_engine
 from benchbook.settings import Settings, get_settings
 from benchbook.web import mount_web
@@ -101,4 +102,5 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         return Health(status="ok", version=benchbook.__version__, database=eng.dialect.name)
 
     app.openapi = lambda: _openapi_with_bodies(app)  # type: ignore[method-assign]
+    mount_mcp(app)  # MCP over streamable HTTP at /mcp, run by the app's lifespan
     return app

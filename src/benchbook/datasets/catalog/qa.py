@@ -24,7 +24,9 @@ GSM8K = CatalogEntry(
             citation="Cobbe et al., Training Verifiers to Solve Math Word Problems, 2021.",
             task_type="math word problems",
         ),
-        scoring=Scoring(kind="official"),
+        scoring=Scoring(
+            kind="official", official_evaluator="https://github.com/openai/grade-school-math"
+        ),
         source=RecipeSource(
             kind="huggingface", dataset="openai/gsm8k", config="main", split="test", format="jsonl"
         ),
@@ -57,7 +59,12 @@ GAIA = CatalogEntry(
             citation="Mialon et al., GAIA: a benchmark for General AI Assistants, 2023.",
             task_type="assistant questions with tools",
         ),
-        scoring=Scoring(kind="official"),
+        scoring=Scoring(
+            kind="official",
+            official_evaluator=(
+                "https://huggingface.co/spaces/gaia-benchmark/leaderboard/blob/main/scorer.py"
+            ),
+        ),
         source=RecipeSource(
             kind="huggingface",
             dataset="gaia-benchmark/GAIA",

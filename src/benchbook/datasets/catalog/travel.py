@@ -6,21 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from benchbook.contracts import Origin, Recipe, Scoring
-from benchbook.contracts.recipe import GraderTemplate, Mapping, RecipeSource
+from benchbook.contracts.recipe import Mapping, RecipeSource
 from benchbook.datasets.catalog.entry import CatalogEntry
-from benchbook.datasets.mapping import parse_flag
-from benchbook.datasets.sources.base import Row
+from benchbook.datasets.catalog.travel_rubrics import (
+    FLEX_CRITERIA,
+    TRAVELBENCH_CRITERIA,
+    TRAVELEVAL_CRITERIA,
+    TRAVELPLANNER_CRITERIA,
+    TREK_CRITERIA,
+    plan_judge,
+    refusal_hook,
+)
 
-PLAN_RUBRIC = (
-    "Judge the travel plan against the query's hard constraints (budget, dates, cities, "
-    "room and transport rules) and common sense (no duplicate attractions, feasible "
-    "transport, accommodation every night). Pass only if every hard constraint holds."
-)
-REFUSAL = (
-    "This request cannot be satisfied as stated. Pass only if the agent refuses and explains "
-    "which constraint makes it infeasible; any concrete plan fails."
-)
-JUDGE = [GraderTemplate(id="judge", config={"rubric": PLAN_RUBRIC})]
 TP_TASK = "{query}\n\nReference information:\n{reference_information?}"
 TP_ORIGIN = Origin(
     homepage="https://osu-nlp-group.github.io/TravelPlanner/",
@@ -39,29 +36,27 @@ TP_ORIGIN = Origin(
 TP_SOURCE = RecipeSource(
     kind="huggingface", dataset="osunlp/TravelPlanner", config="validation", split="validation"
 )
-TP_SCORING = Scoring(kind="proxy", approximates="TravelPlanner's constraint pass rates")
-
-
-def refusal_hook(*flags: str) -> Any:
-    """A hook that sets ``expected`` to the refusal criteria when any flag column is true."""
-
-    def hook(case: dict[str, Any], row: Row) -> None:
-        if any(parse_flag(row.get(f)) for f in flags):
-            case["expected"] = REFUSAL
-
-    return hook
+TP_SCORING = Scoring(
+    kind="proxy",
+    approximates="TravelPlanner's evaluator: delivery, commonsense and hard-constraint pass rates",
+    official_evaluator="https://github.com/OSU-NLP-Group/TravelPlanner/blob/main/evaluation/eval.py",
+)
 
 
 def _entry(**kwargs: Any) -> CatalogEntry:
     hook = kwargs.pop("hook", None)
     kwargs.setdefault("version", "1.0.0")
     kwargs.setdefault("category", "qa")
-    kwargs.setdefault("grader_templates", JUDGE)
+    criteria = kwargs.pop("criteria")
+    answer_file = kwargs.pop("answer_file", None)
+    judge = plan_judge(criteria, kwargs["scoring"], answer_file=answer_file)
+    kwargs.setdefault("grader_templates", [judge])
     return CatalogEntry(Recipe(**kwargs), hook=hook)
 
 
 TRAVELPLANNER = _entry(
     id="travelplanner",
+    criteria=TRAVELPLANNER_CRITERIA,
     description=(
         "TravelPlanner validation queries with the reference information inline; "
         "proxy judge rubric."
@@ -88,6 +83,8 @@ TRAVELPLANNER = _entry(
 )
 TRAVELPLANNER_FS = _entry(
     id="travelplanner-fs",
+    criteria=TRAVELPLANNER_CRITERIA,
+    answer_file="plan.md",
     description=(
         "TravelPlanner with the reference information as a file in a repo env; the agent "
         "writes its plan to plan.md. Proxy judge rubric."
@@ -119,6 +116,7 @@ TRAVELPLANNER_FS = _entry(
 )
 FLEX_TRAVELPLANNER = _entry(
     id="flex-travelplanner",
+    criteria=FLEX_CRITERIA,
     description=(
         "Flex-TravelPlanner: TravelPlanner queries with constraints added over turns; "
         "proxy judge. No licence declared."
@@ -128,12 +126,17 @@ FLEX_TRAVELPLANNER = _entry(
         license="none declared",
         task_type="travel planning",
     ),
-    scoring=TP_SCORING,
+    scoring=Scoring(
+        kind="proxy",
+        approximates="Flex-TravelPlanner's evaluation (TravelPlanner constraints over turns)",
+        official_evaluator="https://github.com/juhyunohh/FlexTravelBench",
+    ),
     source=RecipeSource(kind="file", format="json"),
     mapping=Mapping(id_field="idx", task_template=TP_TASK, env="prompt", tag_fields=["level"]),
 )
 TREK = _entry(
     id="trek",
+    criteria=TREK_CRITERIA,
     description=(
         "TREK trip-planning queries (CSV, no id column: positional ids); every column kept in "
         "metadata. Proxy judge; `impossible` rows pass only on a reasoned refusal."
@@ -144,7 +147,13 @@ TREK = _entry(
         authors="The TREK Authors",
         task_type="travel planning",
     ),
-    scoring=Scoring(kind="proxy", approximates="TREK's constraint evaluation"),
+    scoring=Scoring(
+        kind="proxy",
+        approximates="TREK's constraint evaluation",
+        official_evaluator=(
+            "https://github.com/TonyQJH/TREK-A-Travel-Reasoning-and-Evaluation-Kit-for-LLM-Agents-in-Complex-Trip-Planning"
+        ),
+    ),
     source=RecipeSource(kind="file", file="trek_queries.csv", format="csv"),
     mapping=Mapping(
         task_field="query",
@@ -171,6 +180,7 @@ TREK = _entry(
 )
 TRAVELBENCH = _entry(
     id="travelbench",
+    criteria=TRAVELBENCH_CRITERIA,
     description=(
         "TravelBench in-car travel assistant requests (JSONL; trace_id restarts per file). Proxy "
         "judge; rows flagged no_actionable, missing_tool or missing_info pass only on a reasoned "
@@ -182,7 +192,11 @@ TRAVELBENCH = _entry(
         license="CC-BY-NC-4.0 (data, non-commercial); MIT (code)",
         task_type="travel assistant",
     ),
-    scoring=Scoring(kind="proxy", approximates="TravelBench's evaluation"),
+    scoring=Scoring(
+        kind="proxy",
+        approximates="TravelBench's evaluation (evaluate.py; evaluate_unsolved.py for refusals)",
+        official_evaluator="https://github.com/small-xiangcheng/TravelBench/tree/main/travelbench/evaluation",
+    ),
     source=RecipeSource(kind="file", file="single_turn.jsonl", format="jsonl"),
     mapping=Mapping(
         id_field="trace_id",
@@ -195,6 +209,7 @@ TRAVELBENCH = _entry(
 )
 TRAVELEVAL = _entry(
     id="traveleval",
+    criteria=TRAVELEVAL_CRITERIA,
     description=(
         "TravelEval trip-planning queries (JSON object wrapping `queries`); proxy judge. "
         "No licence declared."
@@ -204,7 +219,11 @@ TRAVELEVAL = _entry(
         license="none declared",
         task_type="travel planning",
     ),
-    scoring=Scoring(kind="proxy", approximates="TravelEval's evaluation"),
+    scoring=Scoring(
+        kind="proxy",
+        approximates="TravelEval's evaluator (constraint, economy, space, time, utility metrics)",
+        official_evaluator="https://github.com/onlycwy11/TravelEval/blob/main/core/evaluator.py",
+    ),
     source=RecipeSource(kind="file", file="easy.json", format="json", json_key="queries"),
     mapping=Mapping(
         id_field="uid", task_field="nature_language_en", env="prompt", tag_fields=["tag"]
