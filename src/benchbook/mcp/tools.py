@@ -16,6 +16,7 @@ import inspect
 import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import mcp.types as types
@@ -29,9 +30,9 @@ from benchbook.services.registry import OPERATIONS
 from benchbook.services.validation import parse_model
 
 #: Parameters a caller never supplies over MCP: the principal's context (from the transport),
-#: a server-local file path and its name (an agent must not make the server read its disk; file
-#: content travels inline as ``text``), and a progress callback.
-SERVER_SIDE = frozenset({"ctx", "file", "file_name", "progress"})
+#: a server-local file path with its name and ownership flag (an agent must not make the server
+#: read its disk; file content travels inline as ``text``), and a progress callback.
+SERVER_SIDE = frozenset({"ctx", "file", "file_name", "own_file", "progress"})
 #: Largest JSONL text a streaming tool returns (bytes); longer output is cut at a line boundary.
 MAX_STREAM_BYTES = 8 * 1024 * 1024
 GUIDES: dict[str, ToolGuide] = {**datasets.GUIDES, **benchmarks.GUIDES}
@@ -119,12 +120,21 @@ def _is_stream(hint: Any) -> bool:
     return origin in iterables and typing.get_args(hint)[:1] == (bytes,)
 
 
+def _server_only_type(hint: Any) -> bool:
+    """A path or callable anywhere in ``hint`` (``Path | None`` …)."""
+    if hint is Path or typing.get_origin(hint) is collections.abc.Callable:
+        return True
+    return any(_server_only_type(arg) for arg in typing.get_args(hint))
+
+
 def _arguments_model(name: str, fn: Callable[..., Any], guide: ToolGuide) -> type[BaseModel]:
     hints = typing.get_type_hints(fn)
     fields: dict[str, Any] = {}
     for param in inspect.signature(fn).parameters.values():
         if param.name in SERVER_SIDE:
             continue
+        if _server_only_type(hints[param.name]):
+            raise TypeError(f"{name}.{param.name}: a path or callable cannot come from MCP")
         default = ... if param.default is inspect.Parameter.empty else param.default
         described = Field(default, description=guide.parameters.get(param.name))
         fields[param.name] = (hints[param.name], described)
