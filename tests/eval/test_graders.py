@@ -146,3 +146,16 @@ def test_an_exception_inside_a_grader_becomes_an_error_score(
     monkeypatch.setitem(GRADERS, "numeric", explode)  # type: ignore[arg-type]
     score = grade(GraderSpec(id="numeric"), "1", _case("1"))
     assert score.status == "error" and "RuntimeError: boom" in str(score.detail["error"])
+
+
+def test_a_score_rejects_nan_values_and_unknown_fields() -> None:
+    from pydantic import ValidationError
+
+    from benchbook.contracts import Score
+
+    with pytest.raises(ValidationError):
+        Score(grader="numeric", metric="numeric", value=float("nan"))
+    with pytest.raises(ValidationError):
+        Score.model_validate({"grader": "g", "metric": "m", "value": 1.0, "extra": 1})
+    with pytest.raises(ValidationError):
+        Score(grader="g", metric="m", value=1.0, status="done")  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from benchbook.contracts.dataset import (
 from benchbook.contracts.diff import DatasetDiff, DiffSummary, FieldChange
 from benchbook.contracts.provenance import Origin, Provenance, Scoring, SourceRef
 from benchbook.contracts.recipe import GraderTemplate, Mapping, Recipe, RecipeSource
+from benchbook.contracts.score import Score, ScoreStatus
 
 __all__ = [
     "BrowserEnv",
@@ -46,6 +47,8 @@ __all__ = [
     "RecipeSource",
     "RepoEnv",
     "Resources",
+    "Score",
+    "ScoreStatus",
     "Scoring",
     "SourceRef",
 ]
