@@ -5,6 +5,7 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     datasets,
     imports,
     mcp,
+    recipes,
     server,
 )
 from benchbook.cli.app import app
