@@ -11,6 +11,8 @@ REQUEST = (
     "(inline file content for file sources, with 'format'), 'split'/'config' (Hugging Face)."
 )
 
+HF_DATASET = "A Hugging Face dataset id, 'owner/name'."
+
 GUIDES: dict[str, ToolGuide] = {
     "list_benchmarks": ToolGuide(
         advice="The first-party catalog: ids to pass as 'benchmark' to preview/import.",
@@ -42,5 +44,21 @@ GUIDES: dict[str, ToolGuide] = {
         idempotent=True,
         open_world=True,
     ),
+    "search_hf_datasets": ToolGuide(
+        advice="Find a Hugging Face dataset to import; then list_hf_splits or list_hf_files.",
+        parameters={"q": "Part of a dataset id, e.g. 'gsm8k'.", "limit": "Hits, 1-100."},
+        read_only=True,
+        open_world=True,
+    ),
+    "list_hf_splits": ToolGuide(
+        parameters={"dataset": HF_DATASET},
+        read_only=True,
+        open_world=True,
+    ),
+    "list_hf_files": ToolGuide(
+        parameters={"dataset": HF_DATASET, "revision": "A branch, tag or commit sha."},
+        read_only=True,
+        open_world=True,
+    ),
 }
-"""Operation name → guide, for ``services/imports.py``."""
+"""Operation name → guide, for ``services/imports.py`` and ``services/hf.py``."""

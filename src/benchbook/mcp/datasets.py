@@ -7,6 +7,8 @@ from benchbook.mcp.guide import ToolGuide
 REF = "A version reference: an exact SemVer such as '1.2.0', 'latest', or a version tag."
 DATASET_ID = "The dataset id: 1-128 of [A-Za-z0-9._-], starting with a letter or digit."
 
+SHARED = "Check against the installation-wide _shared tier instead of your workspace."
+
 GUIDES: dict[str, ToolGuide] = {
     "register_dataset": ToolGuide(
         advice=(
@@ -33,7 +35,10 @@ GUIDES: dict[str, ToolGuide] = {
             "whether this version exists (identical or would_conflict). Use it to pick the next "
             "version number."
         ),
-        parameters={"payload": "The dataset body exactly as register_dataset would take it."},
+        parameters={
+            "payload": "The dataset body exactly as register_dataset would take it.",
+            "shared": SHARED,
+        },
         read_only=True,
     ),
     "list_datasets": ToolGuide(

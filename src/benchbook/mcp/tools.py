@@ -23,7 +23,7 @@ import mcp.types as types
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
-from benchbook.mcp import benchmarks, datasets
+from benchbook.mcp import benchmarks, datasets, jobs, recipes
 from benchbook.mcp.guide import ToolGuide
 from benchbook.services.context import Context
 from benchbook.services.registry import OPERATIONS
@@ -35,7 +35,12 @@ from benchbook.services.validation import parse_model
 SERVER_SIDE = frozenset({"ctx", "file", "file_name", "own_file", "progress"})
 #: Largest JSONL text a streaming tool returns (bytes); longer output is cut at a line boundary.
 MAX_STREAM_BYTES = 8 * 1024 * 1024
-GUIDES: dict[str, ToolGuide] = {**datasets.GUIDES, **benchmarks.GUIDES}
+GUIDES: dict[str, ToolGuide] = {
+    **datasets.GUIDES,
+    **benchmarks.GUIDES,
+    **recipes.GUIDES,
+    **jobs.GUIDES,
+}
 
 STREAM_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -127,8 +132,32 @@ def _server_only_type(hint: Any) -> bool:
     return any(_server_only_type(arg) for arg in typing.get_args(hint))
 
 
+def docstring_args(doc: str) -> dict[str, str]:
+    """``name → text`` of a Google-style ``Args:`` section (continuation lines joined)."""
+    args: dict[str, str] = {}
+    lines = doc.splitlines()
+    start = next((i for i, line in enumerate(lines) if line.strip() == "Args:"), None)
+    if start is None:
+        return args
+    indent, current = None, None
+    for line in lines[start + 1 :]:
+        if not line.strip():
+            break
+        depth = len(line) - len(line.lstrip())
+        indent = depth if indent is None else indent
+        if depth < indent:
+            break
+        name, sep, text = line.strip().partition(":")
+        if depth == indent and sep and name.isidentifier():
+            current, args[name] = name, text.strip()
+        elif current is not None:
+            args[current] = f"{args[current]} {line.strip()}"
+    return args
+
+
 def _arguments_model(name: str, fn: Callable[..., Any], guide: ToolGuide) -> type[BaseModel]:
     hints = typing.get_type_hints(fn)
+    documented = docstring_args(inspect.getdoc(fn) or "")
     fields: dict[str, Any] = {}
     for param in inspect.signature(fn).parameters.values():
         if param.name in SERVER_SIDE:
@@ -136,7 +165,8 @@ def _arguments_model(name: str, fn: Callable[..., Any], guide: ToolGuide) -> typ
         if _server_only_type(hints[param.name]):
             raise TypeError(f"{name}.{param.name}: a path or callable cannot come from MCP")
         default = ... if param.default is inspect.Parameter.empty else param.default
-        described = Field(default, description=guide.parameters.get(param.name))
+        text = guide.parameters.get(param.name) or documented.get(param.name)
+        described = Field(default, description=text)
         fields[param.name] = (hints[param.name], described)
     model: type[BaseModel] = create_model(
         f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
