@@ -641,3 +641,17 @@ def test_one_case_is_read_by_its_id(ctx: Context) -> None:
     assert svc.get_case(ctx, "ds", "latest", "owner/repo#1 spaced").expected == "x"
     with pytest.raises(NotFound, match="'missing'"):
         svc.get_case(ctx, "ds", "1.0.0", "missing")
+
+
+def test_a_javascript_origin_link_is_invalid_input_naming_the_path(ctx: Context) -> None:
+    payload = {
+        "id": "ds",
+        "version": "1.0.0",
+        "produced_by": {"via": "spec", "id": "ds", "origin": {"paper": "javascript:alert(1)"}},
+    }
+    with pytest.raises(InvalidInput) as err:
+        svc.parse_dataset(payload)
+    assert err.value.details["errors"][0]["path"] == "produced_by.origin.paper"
+    report = svc.validate_dataset(ctx, payload)
+    assert not report.ok and report.errors[0].path == "produced_by.origin.paper"
+    assert _counts(ctx.engine) == dict.fromkeys(_counts(ctx.engine), 0)
