@@ -57,7 +57,9 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module", params=["sqlite", "postgresql"])
-def web_database(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:  # fmt: skip
+def web_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str]]:
     """``(backend, url)``: a fresh SQLite file, or a fresh PostgreSQL database dropped after."""
     if request.param == "sqlite":
         yield "sqlite", f"sqlite:///{tmp_path_factory.mktemp('web') / 'benchbook.db'}"
@@ -88,7 +90,9 @@ def _seed_users(url: str, home: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def server(web_database: tuple[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:  # fmt: skip
+def server(
+    web_database: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
     """``benchbook serve`` as a subprocess on a free port, stopped after the module."""
     backend, url = web_database
     home = tmp_path_factory.mktemp("home")

@@ -1,0 +1,80 @@
+"""Server time of the dataset page for a 100k-case dataset (issue 5: well under 300 ms).
+
+``.venv/bin/python -m bench.web_page [--cases N] [--database-url URL]`` registers a GSM8K-like
+dataset of N cases (default 100,000) into a fresh SQLite file (or the given database), then
+requests the dashboard's pages in-process through the ASGI app (no network, no browser) and
+prints the median and p95 of 20 requests each: the dataset page (first five cases, versions,
+lineage, activity), its second keyset page of 50 cases, and the datasets list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from benchbook.api.app import create_app
+from benchbook.contracts import Case, Dataset
+from benchbook.contracts.dataset import PromptEnv
+from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex
+from benchbook.services.context import local_admin_context
+from benchbook.services.datasets import store_version
+from benchbook.settings import Settings
+
+
+def _rows(n: int) -> Iterator[tuple[str, bytes, str]]:
+    for i in range(n):
+        case = Case(
+            id=f"q{i:06d}",
+            env=PromptEnv(),
+            task=f"Natalia sold clips to {i} of her friends in April. How many clips? " * 3,
+            expected=str(i),
+            metadata={"answer": f"She sold {i} clips.\n#### {i}"},
+        )
+        body = case_body(case)
+        yield case.id, body, sha256_hex(body)
+
+
+def _timed(client: TestClient, url: str, repeat: int = 20) -> tuple[float, float]:
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        response = client.get(url)
+        samples.append((time.perf_counter() - start) * 1000)
+        assert response.status_code == 200, (url, response.status_code)
+    samples.sort()
+    return statistics.median(samples), samples[int(len(samples) * 0.95) - 1]
+
+
+def main() -> None:
+    """Build the dataset, time the pages, print one line per page (ms)."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--cases", type=int, default=100_000)
+    parser.add_argument("--database-url", default=None)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(home=Path(tmp), database_url=args.database_url)
+        app = create_app(settings)
+        ctx = local_admin_context(app.state.engine, settings)
+        meta = dataset_meta(Dataset(id="big", version="1.0.0", cases=[]))
+        start = time.perf_counter()
+        store_version(ctx, "big", "1.0.0", meta, _rows(args.cases))
+        print(f"registered {args.cases:,} cases in {time.perf_counter() - start:.1f} s")
+        with TestClient(app) as client:
+            for label, url in (
+                ("dataset page", "/datasets/big"),
+                ("dataset page, second case page", "/datasets/big?after=5"),
+                ("datasets list", "/datasets"),
+            ):
+                median, p95 = _timed(client, url)
+                print(f"{label:32} median {median:7.1f} ms   p95 {p95:7.1f} ms")
+        app.state.engine.dispose()
+
+
+if __name__ == "__main__":
+    main()
