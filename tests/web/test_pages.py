@@ -21,7 +21,7 @@ CASES = [
         "env": {"kind": "prompt"},
         "task": f"What is {i} + {i}?",
         "expected": str(2 * i),
-    }  # noqa: E501
+    }
     for i in range(8)
 ]
 
@@ -72,7 +72,7 @@ def test_every_page_renders_offline_without_serious_accessibility_issues(
         _register(page, "tour", "1.0.0", CASES)
         changed = [
             dict(c, task=c["task"] + " Show your work.") if c["id"] == "c2" else c for c in CASES
-        ]  # noqa: E501
+        ]
         _register(page, "tour", "1.1.0", [*changed[1:], {**CASES[0], "id": "c9"}])
         page.goto("/datasets/tour")
         page.fill("#comment-body", "Looks right to me.")
