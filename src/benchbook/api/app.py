@@ -13,8 +13,20 @@ from pydantic import BaseModel
 from sqlalchemy import Engine
 
 import benchbook
-from benchbook.api import accounts, benchmarks, datasets, hf, jobs, recipes
+from benchbook.api import (
+    accounts,
+    benchmarks,
+    comments,
+    datasets,
+    hf,
+    jobs,
+    keys,
+    members,
+    recipes,
+    secrets,
+)
 from benchbook.api.errors import install_error_handlers
+from benchbook.api.limits import BodyLimits
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
 from benchbook.mcp.server import mount_mcp
@@ -93,6 +105,9 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(recipes.router)
     app.include_router(jobs.router)
     app.include_router(accounts.router)
+    for router in (comments.router, secrets.router, keys.router, members.router):
+        app.include_router(router)
+    app.add_middleware(BodyLimits)
     mount_web(app)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])

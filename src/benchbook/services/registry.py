@@ -12,7 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from benchbook.services import datasets, hf, imports, jobs, recipes
+from benchbook.services import (
+    accounts,
+    comments,
+    datasets,
+    hf,
+    imports,
+    jobs,
+    keys,
+    recipes,
+    secrets,
+)
 
 OPERATIONS: dict[str, Callable[..., Any]] = {
     fn.__name__: fn
@@ -44,6 +54,23 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         jobs.list_imports,
         jobs.get_import,
         jobs.cancel_import,
+        comments.list_comments,
+        comments.create_comment,
+        comments.delete_comment,
+        secrets.set_secret,
+        secrets.list_secrets,
+        secrets.delete_secret,
+        keys.create_api_key,
+        keys.list_api_keys,
+        keys.revoke_api_key,
+        accounts.list_members,
+        accounts.add_member,
+        accounts.set_member_role,
+        accounts.remove_member,
+        accounts.create_user,
+        accounts.list_users,
+        accounts.create_workspace,
+        accounts.list_workspaces,
     )
 }
 """Operation name → service function, in SPEC D order."""
