@@ -23,7 +23,7 @@ import mcp.types as types
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
-from benchbook.mcp import benchmarks, datasets, jobs, recipes
+from benchbook.mcp import accounts, benchmarks, comments, datasets, jobs, recipes, secrets
 from benchbook.mcp.guide import ToolGuide
 from benchbook.services.context import Context
 from benchbook.services.registry import OPERATIONS
@@ -40,6 +40,9 @@ GUIDES: dict[str, ToolGuide] = {
     **benchmarks.GUIDES,
     **recipes.GUIDES,
     **jobs.GUIDES,
+    **comments.GUIDES,
+    **secrets.GUIDES,
+    **accounts.GUIDES,
 }
 
 STREAM_SCHEMA: dict[str, Any] = {
