@@ -10,6 +10,7 @@ accounts exist, the local server acts as the admin"), else 401. Routes depend on
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import urlsplit
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine
@@ -65,8 +66,22 @@ def request_principal(request: Request, engine: Engine, settings: Settings) -> P
             raise Forbidden("missing or wrong CSRF token (send it in X-CSRF-Token)")
         return principal
     if not installation_has_users(engine):
+        if request.method not in SAFE_METHODS and cross_origin(request):
+            raise Forbidden("cross-origin write refused (no credentials, local admin mode)")
         return local_admin_context(engine, settings).principal
     raise Unauthenticated("log in, or send 'Authorization: Bearer bb_…'")
+
+
+def cross_origin(request: Request) -> bool:
+    """True when a browser says the request comes from another origin.
+
+    Browsers send ``Origin`` (or at least ``Referer``) on cross-site writes; scripts such as
+    ``curl`` send neither and are not cross-origin. Compared against the ``Host`` header.
+    """
+    source = request.headers.get("origin") or request.headers.get("referer")
+    if not source:
+        return False
+    return urlsplit(source).netloc != request.headers.get("host", "")
 
 
 ContextDep = Annotated[Context, Depends(get_context)]
