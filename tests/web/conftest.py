@@ -14,6 +14,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,13 +90,13 @@ def _seed_users(url: str, home: Path) -> None:
     engine.dispose()
 
 
-@pytest.fixture(scope="module")
-def server(
-    web_database: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+@contextmanager
+def serve(
+    web_database: tuple[str, str], home: Path, env_extra: dict[str, str] | None = None
 ) -> Iterator[Server]:
-    """``benchbook serve`` as a subprocess on a free port, stopped after the module."""
+    """Seed the users, run ``benchbook serve`` as a subprocess on a free port, stop it after.
+    ``env_extra`` overrides the environment (e.g. ``HF_ENDPOINT``)."""
     backend, url = web_database
-    home = tmp_path_factory.mktemp("home")
     _seed_users(url, home)
     port = _free_port()
     env = {
@@ -104,7 +105,9 @@ def server(
         "BENCHBOOK_HOME": str(home),
         "BENCHBOOK_SECRET_KEY": "web-tests-" + uuid.uuid4().hex,
         "HF_ENDPOINT": "http://127.0.0.1:9",
+        **(env_extra or {}),
     }
+    env.pop("HF_TOKEN", None)
     cmd = [str(Path(sys.executable).parent / "benchbook"), "serve", "--port", str(port)]
     log = (home / "server.log").open("w")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -120,13 +123,24 @@ def server(
             proc.kill()
             pytest.fail("server did not start:\n" + (home / "server.log").read_text())
         time.sleep(0.1)
-    yield Server(url=base, backend=backend)
-    proc.terminate()
     try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    log.close()
+        yield Server(url=base, backend=backend)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture(scope="module")
+def server(
+    web_database: tuple[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Server]:
+    """``benchbook serve`` as a subprocess on a free port, stopped after the module."""
+    with serve(web_database, tmp_path_factory.mktemp("home")) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")

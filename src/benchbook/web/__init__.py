@@ -10,13 +10,14 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from benchbook.web import accounts, comments, datasets, imports, recipes
+from benchbook.web import accounts, comments, datasets, hf, imports, recipes
 from benchbook.web.render import STATIC_DIR
 
 
 def mount_web(app: FastAPI) -> None:
     """Add the dashboard's pages, its JSON calls and ``/static`` to ``app``."""
-    for router in (datasets.router, comments.router, imports.router, imports.calls, recipes.router):
+    routers = (datasets.router, comments.router, imports.router, imports.calls, hf.calls)
+    for router in (*routers, recipes.router):
         app.include_router(router)
     app.include_router(accounts.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")

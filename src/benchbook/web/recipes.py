@@ -1,4 +1,5 @@
-"""Recipe pages: the list (search) and one recipe's spec with its versions."""
+"""Recipe pages: the list (search) and one recipe's spec with its versions and the datasets
+imported from it (``services.recipes.list_recipe_datasets``)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ def list_page(request: Request, page: PageDep, q: str = "") -> Response:
 
 @router.get("/recipes/{recipe_id}")
 def recipe_page(request: Request, page: PageDep, recipe_id: str, v: str = "latest") -> Response:
-    """One recipe version: source, mapping, graders, origin; the version list."""
+    """One recipe version: source, mapping, graders, origin; the version list; the dataset
+    versions produced from any version of the recipe."""
     recipe = recipes.get_recipe(page.ctx, recipe_id, v)
     summary = next((r for r in recipes.list_recipes(page.ctx) if r.id == recipe_id), None)
     return render(
@@ -34,4 +36,6 @@ def recipe_page(request: Request, page: PageDep, recipe_id: str, v: str = "lates
         recipe=recipe,
         versions=list(reversed(summary.versions)) if summary else [recipe.version],
         spec=recipe.model_dump(mode="json", exclude_none=True),
+        produced=recipes.list_recipe_datasets(page.ctx, recipe_id),
+        names=people(page),
     )

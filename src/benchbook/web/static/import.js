@@ -1,11 +1,13 @@
-// Import wizard: upload or catalog → preview with clickable column roles → import with progress.
+// Import wizard: upload, catalog or Hugging Face search → preview with clickable column roles → import with progress.
 "use strict";
 
 (() => {
   const ROLES = ["task", "id", "answer"];
   const $ = (id) => document.getElementById(id);
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
-  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], timer: null };
+  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], timer: null,
+    hf: { dataset: null, gated: false, refused: false, splits: [], files: [], revision: null } };
+  const hasToken = () => document.getElementById("wizard").dataset.hasToken === "yes";
 
   async function call(method, url, body, isForm) {
     const headers = { "X-CSRF-Token": csrf() };
@@ -15,7 +17,9 @@
     if (!response.ok) {
       const errors = (data.details && data.details.errors) || [];
       const where = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ");
-      throw new Error((data.message || "request failed") + (where && !data.message.includes(where) ? ` (${where})` : ""));
+      const failure = new Error((data.message || "request failed") + (where && !data.message.includes(where) ? ` (${where})` : ""));
+      failure.details = data.details || {};
+      throw failure;
     }
     return data;
   }
@@ -50,7 +54,7 @@
     head.replaceChildren();
     body.replaceChildren();
     const tr = head.insertRow();
-    const editable = state.kind === "upload";
+    const editable = state.kind !== "catalog";
     for (const field of state.fields) {
       const th = document.createElement("th");
       th.scope = "col";
@@ -92,6 +96,7 @@
     const typed = $("dataset-id").value.trim();
     if (typed) return typed;
     if (state.kind === "catalog") return $("benchmark").value;
+    if (state.kind === "hf") return (state.hf.dataset || "dataset").split("/").pop().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "dataset";
     const stem = (state.fileName || "dataset").replace(/\.(gz)$/i, "").replace(/\.[^.]+$/, "");
     return stem.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "dataset";
   }
@@ -119,9 +124,24 @@
     const id = datasetId();
     const req = { id };
     if (state.kind === "catalog") req.benchmark = $("benchmark").value;
-    else req.spec = { id, version: "1.0.0", source: { kind: "file" }, mapping: mapping() };
+    else req.spec = { id, version: "1.0.0", source: state.kind === "hf" ? hfSource() : { kind: "file" }, mapping: mapping() };
     if (forImport && state.existing.length) req.bump = document.querySelector('input[name="bump"]:checked').value;
-    return { request: req, upload_id: state.uploadId };
+    return { request: req, upload_id: state.kind === "hf" ? null : state.uploadId };
+  }
+
+  // The chosen Hugging Face source: a viewer config/split, or a raw file at the listed commit.
+  function hfSource() {
+    const source = { kind: "huggingface", dataset: state.hf.dataset };
+    if (state.hf.files.length) {
+      source.file = $("hf-file").value;
+      if (state.hf.revision) source.revision = state.hf.revision;
+    } else {
+      const pick = state.hf.splits[Number($("hf-split").value)] || {};
+      source.config = pick.config;
+      source.split = pick.split;
+    }
+    if (state.hf.gated) source.gated = true;
+    return source;
   }
 
   function showPreview(data) {
@@ -129,7 +149,7 @@
     state.rows = data.rows;
     state.guess = data.mapping_guess || {};
     state.existing = data.existing_versions || [];
-    const noTask = state.kind === "upload" && !state.roles.task && !$("adv-template").value.trim();
+    const noTask = state.kind !== "catalog" && !state.roles.task && !$("adv-template").value.trim();
     const assertion = $("assertion");
     assertion.textContent = noTask ? "Choose the task column: click a column header until it says “task”." : data.assertion;
     const warnings = noTask ? [] : data.warnings;
@@ -140,7 +160,7 @@
     $("version-pick").hidden = state.existing.length === 0;
     $("existing").textContent = state.existing.length ? `(existing: ${state.existing.join(", ")})` : "";
     const hint = ROLES.filter((r) => state.guess[r + "_field"]).map((r) => `${r} = ${state.guess[r + "_field"]}`);
-    $("suggestion").hidden = state.kind !== "upload" || hint.length === 0;
+    $("suggestion").hidden = state.kind === "catalog" || hint.length === 0;
     $("suggestion").querySelector("span").textContent = "Suggested: " + hint.join(", ") + ".";
     $("map-step").hidden = false;
     $("import-step").hidden = false;
@@ -183,11 +203,78 @@
     await preview();
   }
 
+  function showGatedWarning() {
+    let show = false;
+    if (state.kind === "catalog") show = Boolean((JSON.parse($("catalog-data").textContent)[$("benchmark").value] || {}).gated) && !hasToken();
+    if (state.kind === "hf") show = state.hf.refused || (state.hf.gated && !hasToken());
+    $("gated-warning").hidden = !show;
+  }
+
   function onCatalogChange() {
     const option = $("benchmark").selectedOptions[0];
     const data = JSON.parse($("catalog-data").textContent)[option.value] || {};
     $("catalog-about").textContent = [data.description, data.license && "License: " + data.license].filter(Boolean).join(" · ");
-    $("gated-warning").hidden = !(data.gated && document.getElementById("wizard").dataset.hasToken !== "yes");
+    showGatedWarning();
+  }
+
+  async function searchHf(event) {
+    event.preventDefault();
+    const q = $("hf-q").value.trim();
+    if (!q) return;
+    $("source-status").textContent = `Searching Hugging Face for “${q}”…`;
+    try {
+      const hits = await call("GET", `/import/hf/search?q=${encodeURIComponent(q)}`);
+      $("hf-results").replaceChildren(...hits.map((hit) => {
+        const li = document.createElement("li");
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "hf-hit";
+        button.dataset.dataset = hit.id;
+        button.innerHTML = '<span class="hf-id"></span>';
+        button.querySelector(".hf-id").textContent = hit.id;
+        if (hit.gated) button.insertAdjacentHTML("beforeend", ' <span class="badge warn">gated</span>');
+        if (hit.downloads != null) button.insertAdjacentHTML("beforeend", ` <span class="muted small">${Number(hit.downloads).toLocaleString()} downloads</span>`);
+        button.addEventListener("click", () => openHf(hit));
+        li.appendChild(button);
+        return li;
+      }));
+      $("hf-results").hidden = false;
+      $("source-status").textContent = hits.length ? `${hits.length} dataset${hits.length === 1 ? "" : "s"} found.` : `No dataset matches “${q}”.`;
+    } catch (error) {
+      $("source-status").textContent = error.message;
+    }
+  }
+
+  // One dataset: its config/split pairs (or, without the viewer, its data files), then preview.
+  async function openHf(hit) {
+    Object.assign(state.hf, { dataset: hit.id, gated: Boolean(hit.gated), refused: false, splits: [], files: [], revision: null });
+    state.roles = {};
+    for (const b of document.querySelectorAll(".hf-hit")) b.setAttribute("aria-pressed", String(b.dataset.dataset === hit.id));
+    $("hf-picked").hidden = false;
+    $("hf-link").textContent = hit.id;
+    $("hf-link").href = `https://huggingface.co/datasets/${hit.id}`;
+    $("hf-gated-badge").hidden = !hit.gated;
+    $("hf-split-box").hidden = true;
+    $("hf-file-box").hidden = true;
+    $("map-step").hidden = true;
+    $("import-step").hidden = true;
+    showGatedWarning();
+    $("source-status").textContent = `Reading ${hit.id}…`;
+    try {
+      const found = await call("GET", `/import/hf/source?dataset=${encodeURIComponent(hit.id)}`);
+      Object.assign(state.hf, { splits: found.splits, files: found.files, revision: found.revision || null });
+    } catch (error) {
+      state.hf.refused = error.details && error.details.secret === "HF_TOKEN";
+      showGatedWarning();
+      $("source-status").textContent = error.message;
+      return;
+    }
+    $("hf-split").replaceChildren(...state.hf.splits.map((s, i) => new Option(`${s.config} / ${s.split}`, String(i))));
+    $("hf-file").replaceChildren(...state.hf.files.map((f) => new Option(f.path + (f.size_bytes != null ? ` (${Number(f.size_bytes).toLocaleString()} bytes)` : ""), f.path)));
+    $("hf-split-box").hidden = state.hf.splits.length === 0;
+    $("hf-file-box").hidden = state.hf.files.length === 0;
+    if (!state.hf.splits.length && !state.hf.files.length) { $("source-status").textContent = `${hit.id} has no split or data file to import.`; return; }
+    await preview();
   }
 
   async function poll(jobId) {
@@ -232,12 +319,20 @@
         state.kind = radio.value;
         for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== state.kind;
         state.uploadId = null; state.roles = {};
+        $("map-step").hidden = true; $("import-step").hidden = true; $("source-status").textContent = "";
+        showGatedWarning();
       });
     }
     state.kind = document.querySelector('input[name="source-kind"]:checked').value;
     $("benchmark").addEventListener("change", onCatalogChange);
     onCatalogChange();
-    $("preview-btn").addEventListener("click", () => uploadAndPreview(state.kind === "upload" ? $("file") : $("catalog-file")));
+    $("preview-btn").addEventListener("click", () => {
+      if (state.kind !== "hf") { uploadAndPreview(state.kind === "upload" ? $("file") : $("catalog-file")); return; }
+      if (state.hf.splits.length || state.hf.files.length) preview();
+      else $("source-status").textContent = "Search Hugging Face and choose a dataset first.";
+    });
+    $("hf-search").addEventListener("submit", searchHf);
+    for (const id of ["hf-split", "hf-file"]) $(id).addEventListener("change", () => { state.roles = {}; preview(); });
     $("file").addEventListener("change", () => uploadAndPreview($("file")));
     $("use-suggestion").addEventListener("click", () => {
       state.roles = {};

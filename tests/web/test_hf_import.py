@@ -1,0 +1,134 @@
+"""The import wizard's Hugging Face source in a real browser, against the local fake Hub and
+dataset viewer (``tests/hfserver``): search → config/split (or a file when the viewer does not
+serve the dataset) → column roles → import with progress → the dataset page; a gated dataset
+without a token shows the warning linking to the secrets page.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hfserver.catalog import GATED_ID, GSM8K_ID, defaults, viewerless
+from tests.hfserver.server import HfServer
+from tests.web.conftest import Server, log_in, serve, shot
+
+pytestmark = pytest.mark.slow
+
+RAW_ID = "example-org/raw-jsonl"
+RAW_ROWS = b"".join(
+    f'{{"uid": "r{i}", "prompt": "Spell {i} in words.", "target": "n{i}"}}\n'.encode()
+    for i in range(7)
+)
+
+
+@pytest.fixture(scope="module")
+def hub(shared_data: Path) -> Iterator[HfServer]:
+    """The fake Hub + viewer for the whole module: gsm8k, the gated dataset and a raw repo."""
+    fake = HfServer()
+    for dataset in defaults(shared_data):
+        fake.add(dataset)
+    fake.add(viewerless(RAW_ID, {"data/test.jsonl": RAW_ROWS}))
+    with fake:
+        yield fake
+
+
+@pytest.fixture(scope="module")
+def server(
+    web_database: tuple[str, str], tmp_path_factory: pytest.TempPathFactory, hub: HfServer
+) -> Iterator[Server]:
+    """``benchbook serve`` reaching Hugging Face only at the fake server (no HF_TOKEN)."""
+    env = {"HF_ENDPOINT": hub.url, "BENCHBOOK_HF_VIEWER_ENDPOINT": hub.viewer_url}
+    with serve(web_database, tmp_path_factory.mktemp("home"), env) as running:
+        yield running
+
+
+def _role(page: Any, field: str) -> str:
+    return str(page.locator(f'button.col-role[data-field="{field}"] .role-chip').inner_text())
+
+
+def _search(page: Any, text: str) -> None:
+    page.goto("/import")
+    page.check('input[name="source-kind"][value="hf"]')
+    page.fill("#hf-q", text)
+    page.press("#hf-q", "Enter")
+    page.wait_for_selector(".hf-hit")
+
+
+def _import_and_land(page: Any, dataset_id: str) -> None:
+    page.fill("#dataset-id", dataset_id)
+    page.click("#import-btn")
+    page.wait_for_selector("#progress[data-done=true]", timeout=60_000)
+    page.wait_for_url(re.compile(rf"/datasets/{dataset_id}\?v=1\.0\.0$"))
+
+
+def test_a_hugging_face_search_imports_gsm8k_main_test_with_its_1319_cases(
+    new_page: Any, server: Server, hub: HfServer
+) -> None:
+    page = new_page()
+    log_in(page, "admin@example.org")
+    _search(page, "gsm8k")
+    assert hub.calls("/api/datasets")[-1].query["search"] == "gsm8k"
+    assert page.locator(".hf-hit").all_inner_texts()[0].startswith(GSM8K_ID)
+    page.click(f'.hf-hit[data-dataset="{GSM8K_ID}"]')
+    page.wait_for_selector('button.col-role[data-field="question"]')
+    assert page.locator("#hf-split option:checked").inner_text() == "main / test"
+    assert page.locator("#gated-warning").is_hidden()
+    page.click('button.col-role[data-field="question"]')
+    page.click('button.col-role[data-field="answer"]')
+    page.click('button.col-role[data-field="answer"]')
+    assert (_role(page, "question"), _role(page, "answer")) == ("task", "answer")
+    page.wait_for_function(
+        "document.querySelector('#assertion').textContent.includes('graded against')"
+    )
+    assert page.locator("#version-pick").is_hidden()
+    shot(page, server, "import-hf")
+    _import_and_land(page, "gsm8k-hf")
+    assert "1,319 cases" in page.locator("[data-testid=case-count]").inner_text()
+    lineage = page.locator(".lineage").inner_text()
+    assert GSM8K_ID in lineage and "main" in lineage and "test" in lineage
+    assert hub.calls("/viewer/rows") or hub.calls("/parquet")
+
+
+def test_a_gated_dataset_without_a_token_warns_and_links_to_the_secrets_page(
+    new_page: Any, server: Server
+) -> None:
+    page = new_page()
+    log_in(page, "admin@example.org")
+    _search(page, "gated")
+    assert "gated" in page.locator(f'.hf-hit[data-dataset="{GATED_ID}"]').inner_text()
+    page.click(f'.hf-hit[data-dataset="{GATED_ID}"]')
+    warning = page.locator("#gated-warning")
+    warning.wait_for(state="visible")
+    assert warning.locator("a").get_attribute("href") == "/account#secrets"
+    page.wait_for_function(
+        "document.querySelector('#source-status').textContent.includes('HF_TOKEN')"
+    )
+    assert page.locator("#map-step").is_hidden()
+    shot(page, server, "import-hf-gated")
+    page.check('input[name="source-kind"][value="upload"]')
+    assert warning.is_hidden()
+
+
+def test_a_dataset_the_viewer_does_not_serve_is_imported_from_a_picked_file(
+    new_page: Any, server: Server
+) -> None:
+    page = new_page()
+    log_in(page, "admin@example.org")
+    _search(page, "raw-jsonl")
+    page.click(f'.hf-hit[data-dataset="{RAW_ID}"]')
+    page.wait_for_selector('button.col-role[data-field="prompt"]')
+    assert page.locator("#hf-split-box").is_hidden()
+    assert page.locator("#hf-file option").all_inner_texts()[0].startswith("data/test.jsonl")
+    page.click('button.col-role[data-field="prompt"]')
+    page.click('button.col-role[data-field="uid"]')
+    assert (_role(page, "prompt"), _role(page, "uid")) == ("task", "id")
+    _import_and_land(page, "raw-jsonl")
+    assert "7 cases" in page.locator("[data-testid=case-count]").inner_text()
+    assert "data/test.jsonl" in page.locator(".lineage").inner_text()
+    page.goto("/datasets/raw-jsonl/cases/r3")
+    assert "Spell 3 in words." in page.locator("main").inner_text()
