@@ -1,5 +1,6 @@
-"""Dataset pages: list, dataset (versions, lineage, cases, activity), case, diff, register and
-the delete dialog's post. Each handler calls ``services.datasets``; pages hold no rules.
+"""Dataset pages: list, dataset (versions, lineage, cases, activity), case, diff, register,
+the version-tags form's post and the delete dialog's post. Each handler calls
+``services.datasets``; pages hold no rules.
 """
 
 from __future__ import annotations
@@ -158,6 +159,16 @@ def delete_versions(dataset_id: str, posted: FormDep) -> Response:
         f"/datasets/{dataset_id}" if remaining else "/datasets?deleted=" + dataset_id,
         status_code=303,
     )
+
+
+@router.post("/datasets/{dataset_id}/tags")
+def set_tags(dataset_id: str, posted: FormDep) -> Response:
+    """Replace one own version's tags (comma-separated); a tag held by a sibling moves here."""
+    page, form = posted
+    version = form_text(form, "version").strip()
+    tags = [t for t in form_text(form, "tags").split(",") if t.strip()]
+    datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
+    return RedirectResponse(f"/datasets/{dataset_id}?v={version}", status_code=303)
 
 
 def _remaining(page: Page, dataset_id: str) -> bool:
