@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator
+from hashlib import sha256
 from typing import Any
 
 from pydantic import ValidationError
 
 from benchbook.contracts.recipe import GraderTemplate, Mapping
 from benchbook.datasets.case_bodies import CaseCanonicalizer
-from benchbook.datasets.identity import sha256_hex
 from benchbook.datasets.sources.base import Row
 from benchbook.datasets.templates import (
     MissingField,
@@ -182,6 +182,7 @@ class CaseBuilder:
             *(self.task.fields if self.task else []),
         }
         self.skip_in_metadata = {f for f in mapped if f}
+        self._hot = _HotFields(self)
 
     @staticmethod
     def _pattern(source: str | None) -> re.Pattern[str] | None:
@@ -201,14 +202,14 @@ class CaseBuilder:
         Without a hook the dict is canonical (``Case`` defaults filled, values checked), which
         lets :func:`case_row` skip re-validation; a hook gets a plain dict to edit.
         """
-        case: dict[str, Any] = self.canon.defaults.copy() if self.hook is None else {}
+        hot = self._hot
+        case: dict[str, Any] = hot.base.copy() if self.hook is None else {}
         try:
-            case["id"] = self._id(index, row)
-            case["env"] = self._env(row)
-            case["task"] = (
-                self.task.render(row) if self.task else self._required(row, self.mapping.task_field)
-            )
-            if self.mapping.answer_field:
+            case["id"] = f"{self.dataset_id}-{index}" if hot.positional else self._id(index, row)
+            case["env"] = self.fixed_env if self.fixed_env is not None else self._env(row)
+            task = row.get(hot.task_field) if hot.task_field else None
+            case["task"] = task if type(task) is str else self._task(row)
+            if hot.answer_field:
                 case["expected"] = self._expected(row)
             self._extras(case, row)
         except MissingField as exc:
@@ -216,6 +217,9 @@ class CaseBuilder:
         if self.hook is not None:
             self.hook(case, row)
         return case
+
+    def _task(self, row: Row) -> str:
+        return self.task.render(row) if self.task else self._required(row, self.mapping.task_field)
 
     def _required(self, row: Row, field: str | None) -> str:
         value = row.get(field) if field else None
@@ -291,6 +295,10 @@ class CaseBuilder:
             raise RowError(f"url {exc}") from exc
 
     def _extras(self, case: dict[str, Any], row: Row) -> None:
+        hot = self._hot
+        if hot.plain_extras:  # only metadata varies; the constants are in ``hot.base``
+            case["metadata"] = self._metadata(row)
+            return
         m = self.mapping
         if m.tag_fields:
             tags = self._tags(row)
@@ -327,12 +335,15 @@ class CaseBuilder:
 
     def _metadata(self, row: Row) -> dict[str, Any]:
         m = self.mapping
-        if m.metadata_fields == "*":
+        if self._hot.all_metadata:
             skip = self.skip_in_metadata
             meta = {k: v for k, v in row.items() if k not in skip}
         else:
             meta = {k: row[k] for k in m.metadata_fields if k in row}
         for field in m.gold_fields:
+            if field in row:  # the common case: a top-level column
+                meta[field] = row[field]
+                continue
             value = lookup(row, field)
             if is_missing(value):
                 raise RowError(f"gold field {field!r} is missing")
@@ -346,6 +357,39 @@ class CaseBuilder:
             except ValueError as exc:
                 raise RowError(f"flag field {field!r} is not a flag: {value!r}") from exc
         return meta
+
+
+class _HotFields:
+    """What :meth:`CaseBuilder.build` reads per row, resolved once per import.
+
+    ``base`` is the ``Case`` defaults plus every per-import constant (placement, gold fields,
+    constant graders): without a hook, a row's case starts as a shallow copy of it and only the
+    varying fields are set. ``plain_extras`` is True when metadata is the only varying extra.
+    """
+
+    def __init__(self, builder: CaseBuilder) -> None:
+        m = builder.mapping
+        self.positional = not m.id_field
+        self.task_field = m.task_field if builder.task is None else None
+        self.answer_field = m.answer_field
+        self.all_metadata = m.metadata_fields == "*"
+        const_graders = all(isinstance(g, dict) for g in builder.graders)
+        self.plain_extras = (
+            builder.hook is None
+            and not m.tag_fields
+            and not m.image_field
+            and builder.image is None
+            and not m.test_cmd_field
+            and const_graders
+        )
+        self.base: dict[str, Any] = builder.canon.defaults.copy()
+        if self.plain_extras:
+            if builder.placement is not None:
+                self.base["placement"] = builder.placement
+            if m.gold_fields:
+                self.base["gold_fields"] = list(m.gold_fields)
+            if builder.graders:
+                self.base["graders"] = list(builder.graders)
 
 
 def _rendered(grader_id: str, config: dict[str, Any]) -> dict[str, Any]:
@@ -366,7 +410,7 @@ def case_row(builder: CaseBuilder, case: dict[str, Any]) -> CaseRow:
         first = exc.errors(include_url=False)[0]
         path = ".".join(str(p) for p in first["loc"]) or "case"
         raise RowError(f"{path}: {str(first['msg']).removeprefix('Value error, ')}") from exc
-    return case["id"], body, sha256_hex(body)
+    return case["id"], body, sha256(body).hexdigest()  # = identity.sha256_hex
 
 
 def case_rows(
