@@ -116,14 +116,15 @@ def expected(role: str) -> dict[Cell, str]:
     table["register", "shared"] = FORBIDDEN  # only installation admins publish into _shared
     table |= {("tag", "own"): gate or OK, ("tag", "other"): gate or NOT_FOUND}
     table["tag", "shared"] = gate or NOT_FOUND
-    # Creator override: the version's creator may delete it without datasets:delete.
-    table["delete own", "own"] = OK
+    # Creator override: the version's creator may delete it without datasets:delete, but a
+    # viewer (for example a creator demoted later) is read-only: the write gate comes first.
+    table["delete own", "own"] = gate or OK
     table["delete another's", "own"] = OK if role == "admin" else FORBIDDEN
     table["bulk delete", "own"] = (
         OK if role == "admin" else FORBIDDEN
     )  # one of the two is not theirs
     for op in ("delete another's", "bulk delete"):
-        table |= {(op, "other"): NOT_FOUND, (op, "shared"): NOT_FOUND}
+        table |= {(op, "other"): gate or NOT_FOUND, (op, "shared"): gate or NOT_FOUND}
     return table
 
 

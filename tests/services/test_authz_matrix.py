@@ -9,6 +9,7 @@ mismatching cell.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -106,8 +107,8 @@ def _expected(role: str) -> dict[tuple[str, str], str]:
         ("create_comment", "shared"): gate or OK,
         # 1.0.0 of ds was created by the admin: members and viewers fail the ownership check.
         ("delete_dataset_version", "own"): OK if role == "admin" else FORBIDDEN,
-        ("delete_dataset_version", "other"): NOT_FOUND,
-        ("delete_dataset_version", "shared"): NOT_FOUND,
+        ("delete_dataset_version", "other"): gate or NOT_FOUND,
+        ("delete_dataset_version", "shared"): gate or NOT_FOUND,
     }
     return table
 
@@ -140,6 +141,17 @@ def test_a_viewer_cannot_delete_even_through_the_creator_path(team: Team) -> Non
     assert _live(team.viewer) == ["1.0.0", "1.1.0"]
 
 
+def test_a_creator_demoted_to_viewer_can_no_longer_delete_their_version(team: Team) -> None:
+    svc.register_dataset(team.member, _dataset("mine"))
+    demoted = Context(
+        principal=replace(team.member.principal, role="viewer"),
+        engine=team.member.engine,
+        settings=team.member.settings,
+    )
+    assert _outcome(lambda: svc.delete_dataset_version(demoted, "mine", "1.0.0")) == FORBIDDEN
+    assert [v.version for v in svc.list_dataset_versions(team.admin, "mine")] == ["1.0.0"]
+
+
 def test_an_admin_deletes_any_version_in_the_workspace(team: Team) -> None:
     assert svc.delete_dataset_versions(team.admin, "ds").deleted == ["1.0.0", "1.1.0"]
     assert _outcome(lambda: _live(team.viewer)) == NOT_FOUND
@@ -165,5 +177,7 @@ def test_a_bulk_delete_with_one_missing_version_deletes_nothing(team: Team) -> N
 def test_another_workspaces_dataset_is_invisible_to_every_role(team: Team) -> None:
     for ctx in (team.viewer, team.member, team.admin):
         assert "theirs" not in {s.id for s in svc.list_datasets(ctx).items}
-        assert _outcome(lambda: svc.delete_dataset_versions(ctx, "theirs")) == NOT_FOUND  # noqa: B023
+        # A viewer is stopped by the write gate before anything is loaded (SPEC C order).
+        hidden = FORBIDDEN if ctx is team.viewer else NOT_FOUND
+        assert _outcome(lambda: svc.delete_dataset_versions(ctx, "theirs")) == hidden  # noqa: B023
     assert _live(team.outsider, "theirs") == ["1.0.0"]

@@ -456,9 +456,11 @@ def delete_dataset_versions(
     """Tombstone several versions, all or nothing; ``None`` means every own live version.
 
     Every target is loaded and authorized before anything is written; one missing target
-    raises NotFound and one forbidden target raises Forbidden, deleting nothing.
+    raises NotFound and one forbidden target raises Forbidden, deleting nothing. Viewers are
+    read-only: the creator override needs ``datasets:write`` (a creator later demoted to viewer
+    can no longer delete), and ``datasets:delete`` covers every version of the workspace.
     """
-    ctx.require("datasets:read")
+    ctx.require("datasets:write")
     with ctx.engine.begin() as conn:
         if versions is None:
             targets = repo.live_versions(conn, ctx.workspace, dataset_id)
