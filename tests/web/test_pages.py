@@ -5,10 +5,20 @@ and axe-core (bundled locally by ``axe-playwright-python``) finds no serious or 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from benchbook.contracts import Case, Dataset
+from benchbook.contracts.dataset import PromptEnv
+from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex
+from benchbook.services import imports, recipes
+from benchbook.services.context import local_admin_context
+from benchbook.services.datasets import store_version
+from benchbook.settings import Settings
+from benchbook.store.engine import make_engine
 from tests.web.conftest import Server, log_in, shot
 
 pytestmark = pytest.mark.slow
@@ -24,6 +34,61 @@ CASES = [
     }
     for i in range(8)
 ]
+
+
+BIG_CASES = 100_000
+LONG_ID = "a-benchmark-with-a-deliberately-long-identifier-" + "x" * 60
+LONG_TASK = "Plan a week-long trip " + "through-a-very-long-unbroken-token" * 12 + " and explain."
+ARITH_ROWS = "".join(
+    f'{{"id": "q{i}", "question": "What is {i} + {i}?", "answer": "{2 * i}"}}\n' for i in range(6)
+)
+
+
+def _big_rows(n: int) -> Iterator[tuple[str, bytes, str]]:
+    for i in range(n):
+        case = Case(
+            id=f"q{i:06d}",
+            env=PromptEnv(),
+            task=f"Natalia sold clips to {i} of her friends in April. How many clips did she sell?",
+            expected=str(i),
+        )
+        body = case_body(case)
+        yield case.id, body, sha256_hex(body)
+
+
+@pytest.fixture(scope="module")
+def tour_data(server: Server, web_database: tuple[str, str], tmp_path_factory: Any) -> None:
+    """Seeded through the services (as the API would): a recipe and a dataset imported from
+    it, a dataset with a long id and an unbroken long task, and one of 100,000 cases."""
+    engine = make_engine(web_database[1])
+    home = Path(tmp_path_factory.mktemp("tour"))
+    ctx = local_admin_context(engine, Settings(home=home, database_url=web_database[1]))
+    recipe = {
+        "id": "arith",
+        "version": "1.0.0",
+        "description": "Small sums read from a JSONL file, graded by exact match.",
+        "source": {"kind": "file", "format": "jsonl"},
+        "mapping": {"id_field": "id", "task_field": "question", "answer_field": "answer"},
+        "origin": {"homepage": "https://example.org/arith", "license": "MIT"},
+    }
+    recipes.register_recipe(ctx, recipes.parse_recipe(recipe))
+    request = {"recipe": {"id": "arith"}, "text": ARITH_ROWS, "format": "jsonl"}
+    imports.import_benchmark(ctx, imports.parse_import_request(request))
+    long_cases = [
+        Case(id=f"{LONG_ID[:90]}-{i}", env=PromptEnv(), task=LONG_TASK, expected="ok")
+        for i in range(3)
+    ]
+    long_meta = dataset_meta(Dataset(id=LONG_ID, version="1.0.0", cases=[]))
+    store_version(
+        ctx,
+        LONG_ID,
+        "1.0.0",
+        long_meta,
+        ((c.id, case_body(c), sha256_hex(case_body(c))) for c in long_cases),
+    )
+    big_meta = dataset_meta(Dataset(id="big", version="1.0.0", cases=[]))
+    store_version(ctx, "big", "1.0.0", big_meta, _big_rows(BIG_CASES))
+    engine.dispose()
 
 
 def _register(page: Any, dataset_id: str, version: str, cases: list[dict[str, Any]]) -> None:
@@ -52,10 +117,16 @@ PAGES = [
     ("dataset-tour", "/datasets/tour"),
     ("dataset-more-cases", "/datasets/tour?cases=50"),
     ("case", "/datasets/tour/cases/c1"),
-    ("diff-tour", "/datasets/tour/diff"),
     ("register", "/register"),
     ("import", "/import"),
     ("recipes", "/recipes"),
+    ("recipe", "/recipes/arith"),
+    ("dataset-from-recipe", "/datasets/arith"),
+    ("dataset-long-id", f"/datasets/{LONG_ID}"),
+    ("case-long-task", f"/datasets/{LONG_ID}/cases/{LONG_ID[:90]}-1"),
+    ("dataset-100k", "/datasets/big"),
+    ("dataset-100k-page", "/datasets/big?after=49954"),
+    ("diff-tour", "/datasets/tour/diff"),
     ("account", "/account"),
     ("members", "/members"),
     ("not-found", "/datasets/no-such-dataset"),
@@ -64,7 +135,7 @@ PAGES = [
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_every_page_renders_offline_without_serious_accessibility_issues(
-    new_page: Any, server: Server, scheme: str
+    new_page: Any, server: Server, scheme: str, tour_data: None
 ) -> None:
     page = new_page(color_scheme=scheme)
     log_in(page, "admin@example.org")
