@@ -120,6 +120,11 @@ class HfHub:
         for attempt in range(1, self.max_attempts + 1):
             try:
                 response = client.get(url, params=params)
+            except httpx.InvalidURL as exc:  # e.g. control characters in a dataset id
+                raise InvalidInput(
+                    f"dataset {dataset[:80]!r} does not make a valid Hugging Face URL: {exc}",
+                    {"errors": [{"path": "dataset", "message": str(exc)}]},
+                ) from exc
             except httpx.TransportError as exc:
                 if attempt == self.max_attempts:
                     raise UpstreamError(
