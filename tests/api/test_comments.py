@@ -140,3 +140,20 @@ def test_a_session_cookie_comments_only_with_its_csrf_token(
     right = client.post("/api/comments", json=payload, headers={"X-CSRF-Token": csrf})
     assert right.status_code == 201
     assert right.json()["author"] == client.get("/api/me").json()["user_id"]
+
+
+def test_other_json_routes_get_the_default_limit_but_dataset_uploads_are_streamed_past_it(
+    client: TestClient, ctx: Context
+) -> None:
+    from benchbook.api.limits import DEFAULT_JSON_BODY_BYTES
+    from tests.api.conftest import dataset_body
+
+    register(ctx)
+    ada = person(ctx, "ada", "admin")
+    tags = {"tags": ["t" * 1000] * (DEFAULT_JSON_BODY_BYTES // 1000 + 1)}
+    response = client.put("/api/datasets/arith/versions/1.0.0/tags", json=tags, headers=bearer(ada))
+    assert error_code(response) == (413, "payload_too_large")
+    big = dataset_body("big", n=3)
+    for case in big["cases"]:
+        case["task"] = "x" * (DEFAULT_JSON_BODY_BYTES // 2)
+    assert client.post("/api/datasets", json=big, headers=bearer(ada)).status_code == 201
