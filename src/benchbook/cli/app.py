@@ -69,4 +69,3 @@ def handle_errors(fn: F) -> F:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
-
