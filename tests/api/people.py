@@ -3,6 +3,7 @@ services on the database the app serves."""
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from fastapi.testclient import TestClient
@@ -38,9 +39,11 @@ def register(ctx: Context, dataset_id: str = "arith") -> None:
 
 
 def other_workspace(ctx: Context, dataset_id: str = "hidden") -> Context:
-    """Workspace ``other`` holding ``dataset_id``; returns the local admin acting there."""
-    accounts.create_workspace(ctx, "other")
-    there = accounts.in_workspace(ctx, "other")
+    """A fresh workspace ``other-…`` holding ``dataset_id``; returns the local admin acting
+    there (unique, since a PostgreSQL test database may keep workspaces between tests)."""
+    name = f"other-{uuid.uuid4().hex[:8]}"
+    accounts.create_workspace(ctx, name)
+    there = accounts.in_workspace(ctx, name)
     register(there, dataset_id)
     return there
 

@@ -78,7 +78,7 @@ def test_a_key_above_its_owners_role_is_400_and_another_workspaces_key_is_404(
     foreign = create_api_key(there, "elsewhere", "write", user="vic@example.org")
     response = client.post(f"/api/keys/{foreign.info.id}/revoke", headers=bearer(ada))
     assert error_code(response) == (404, "not_found")
-    assert client.get("/api/me", headers=bearer(foreign.key)).json()["workspace"] == "other"
+    assert client.get("/api/me", headers=bearer(foreign.key)).json()["workspace"] == there.workspace
 
 
 def test_a_session_cookie_creates_a_key_only_with_its_csrf_token(

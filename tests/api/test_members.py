@@ -4,6 +4,8 @@ on both backends."""
 
 from __future__ import annotations
 
+import uuid
+
 from fastapi.testclient import TestClient
 
 from benchbook.services import accounts
@@ -57,8 +59,9 @@ def test_viewers_and_members_list_members_but_every_change_is_403(
 
 
 def test_the_last_admin_cannot_be_demoted_or_removed(client: TestClient, ctx: Context) -> None:
-    accounts.create_workspace(ctx, "solo")
-    root = accounts.in_workspace(ctx, "solo")
+    solo = f"solo-{uuid.uuid4().hex[:8]}"
+    accounts.create_workspace(ctx, solo)
+    root = accounts.in_workspace(ctx, solo)
     ada = person(root, "ada", "admin")
     demote = client.put(
         "/api/members/ada@example.org/role", json={"role": "member"}, headers=bearer(ada)
@@ -105,9 +108,11 @@ def test_only_installation_admins_create_users_and_workspaces(
     assert short.json()["details"]["errors"][0]["path"] == "password"
     emails = [u["email"] for u in client.get("/api/users", headers=bearer(root)).json()]
     assert "zoe@example.org" in emails and "z2@example.org" not in emails
-    space = {"id": "lab", "name": "The lab"}
+    space = {"id": f"lab-{uuid.uuid4().hex[:8]}", "name": "The lab"}
     assert error_code(client.post("/api/workspaces", json=space, headers=bearer(ada)))[0] == 403
     assert client.post("/api/workspaces", json=space, headers=bearer(root)).status_code == 201
     bad = client.post("/api/workspaces", json={"id": "_shared"}, headers=bearer(root))
     assert error_code(bad) == (400, "invalid_input")
-    assert "lab" in [w["id"] for w in client.get("/api/workspaces", headers=bearer(root)).json()]
+    assert space["id"] in [
+        w["id"] for w in client.get("/api/workspaces", headers=bearer(root)).json()
+    ]
