@@ -188,9 +188,9 @@ class HfHub:
             f"Hugging Face refused access to {dataset} (HTTP {status}, {sent}): the dataset may "
             f"be gated. Accept its terms on its Hub page {self.dataset_page(dataset)} while "
             "signed in, then set an HF_TOKEN secret holding a token of that account: your own "
-            "(set_secret with scope 'user', POST /api/secrets — any member) or the workspace's "
-            "(scope 'workspace', a workspace admin). Your secret is used before the workspace's; "
-            "the server's HF_TOKEN environment variable is the last fallback.",
+            "(set_secret with scope 'user', PUT /api/secrets/user/HF_TOKEN — any member) or "
+            "the workspace's (scope 'workspace', a workspace admin). Your secret is used before "
+            "the workspace's; the server's HF_TOKEN environment variable is the last fallback.",
             {
                 "dataset": dataset,
                 "status": status,
