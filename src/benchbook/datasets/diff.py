@@ -1,4 +1,7 @@
-"""Version diff: compare hashes first, open bodies only for the ids that differ.
+"""Version diff: compare body ids first, open bodies only for the ids that differ.
+
+Bodies are stored once per content hash, so two cases share a body id exactly when their hashes
+are equal: the comparison is integer equality and never reads a body of an unchanged case.
 
 Field-level changes cover every case field and every ``metadata`` key (as ``metadata.<key>``);
 values are compared as parsed JSON, so key order never counts.
@@ -7,13 +10,17 @@ values are compared as parsed JSON, so key order never counts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
 
 from benchbook.contracts.diff import CaseRef, ChangedCase, DatasetDiff, DiffSummary, FieldChange
 
-#: ``{case_id: (position, case_hash)}``
+#: A content key: equal keys mean equal content (a body id, or a case hash).
+K = TypeVar("K", int, str)
+#: ``{case_id: (position, content key)}``; ``store.datasets.body_index`` gives body ids.
+ContentIndex = dict[str, tuple[int, K]]
+#: The same keyed by case hash.
 HashIndex = dict[str, tuple[int, str]]
 
 _META_FIELDS = ("description", "tags", "produced_by")
@@ -52,41 +59,60 @@ def meta_changes(base: dict[str, Any], candidate: dict[str, Any]) -> list[FieldC
     ]
 
 
+def _classify(b_idx: ContentIndex[K], c_idx: ContentIndex[K]) -> tuple[list[str], list[str], int]:
+    """One pass over the candidate: ``(added ids, changed ids, unchanged count)``, the id lists
+    in candidate position order."""
+    added: list[str] = []
+    changed: list[str] = []
+    unchanged = 0
+    before = b_idx.get
+    for k, (_, key) in c_idx.items():
+        b = before(k)
+        if b is None:
+            added.append(k)
+        elif b[1] == key:
+            unchanged += 1
+        else:
+            changed.append(k)
+    added.sort(key=lambda k: c_idx[k][0])
+    changed.sort(key=lambda k: c_idx[k][0])
+    return added, changed, unchanged
+
+
 def diff_versions(
     dataset_id: str,
-    base: tuple[str, dict[str, Any], HashIndex],
-    candidate: tuple[str, dict[str, Any], HashIndex],
-    load_bodies: Callable[[list[str]], dict[str, bytes]],
+    base: tuple[str, dict[str, Any], ContentIndex[K]],
+    candidate: tuple[str, dict[str, Any], ContentIndex[K]],
+    load_bodies: Callable[[list[K]], dict[K, bytes]],
+    unchanged: int | None = None,
 ) -> DatasetDiff:
-    """Diff two versions given ``(version, meta, hash index)`` for each side.
+    """Diff two versions given ``(version, meta, content index)`` for each side.
 
-    ``load_bodies`` fetches canonical bodies by hash; it is called once, only for cases that were
-    added, removed or changed. Lists are in the order of each version's positions.
+    ``load_bodies`` fetches canonical bodies by content key; it is called once, only for cases
+    that were added, removed or changed. Lists are in the order of each version's positions.
+    ``unchanged`` is given when the indexes hold only what differs (``store.datasets.diff_index``);
+    without it, unchanged cases are counted from the full indexes.
     """
     (b_ver, b_meta, b_idx), (c_ver, c_meta, c_idx) = base, candidate
+    added_ids, changed_ids, same = _classify(b_idx, c_idx)
+    unchanged = same if unchanged is None else unchanged
     removed_ids = sorted((k for k in b_idx if k not in c_idx), key=lambda k: b_idx[k][0])
-    added_ids = sorted((k for k in c_idx if k not in b_idx), key=lambda k: c_idx[k][0])
-    changed_ids = sorted(
-        (k for k, (_, h) in c_idx.items() if k in b_idx and b_idx[k][1] != h),
-        key=lambda k: c_idx[k][0],
-    )
     need = [b_idx[k][1] for k in removed_ids + changed_ids] + [
         c_idx[k][1] for k in added_ids + changed_ids
     ]
     bodies = load_bodies(need) if need else {}
 
-    def parsed(h: str) -> dict[str, Any]:
+    def parsed(h: K) -> dict[str, Any]:
         value: dict[str, Any] = orjson.loads(bodies[h])
         return value
 
-    def ref(k: str, idx: HashIndex) -> CaseRef:
+    def ref(k: str, idx: ContentIndex[K]) -> CaseRef:
         return CaseRef(id=k, task=str(parsed(idx[k][1]).get("task", "")))
 
     changed = [
         ChangedCase(id=k, changes=field_changes(parsed(b_idx[k][1]), parsed(c_idx[k][1])))
         for k in changed_ids
     ]
-    unchanged = sum(1 for k, (_, h) in c_idx.items() if k in b_idx and b_idx[k][1] == h)
     return DatasetDiff(
         id=dataset_id,
         base=b_ver,

@@ -427,11 +427,13 @@ def diff_datasets(
         def meta(r: repo.VersionRow) -> dict[str, Any]:
             return {"description": r.description, "tags": r.tags, "produced_by": r.produced_by}
 
+        b_idx, c_idx, unchanged = repo.diff_index(conn, b.pk, c.pk)
         return diff_versions(
             dataset_id,
-            (b.version, meta(b), repo.hash_index(conn, b.pk)),
-            (c.version, meta(c), repo.hash_index(conn, c.pk)),
-            lambda hashes: repo.bodies_for(conn, hashes),
+            (b.version, meta(b), b_idx),
+            (c.version, meta(c), c_idx),
+            lambda body_ids: repo.bodies_for(conn, body_ids),
+            unchanged=unchanged,
         )
 
 

@@ -1,8 +1,8 @@
 """SQLAlchemy Core tables. The schema is created and changed only by Alembic migrations.
 
-Case bodies are content-addressed: ``case_bodies`` holds one canonical JSON body per SHA-256.
-A version is a row in ``dataset_versions`` plus its ordered ``(position, case_id, case_hash)``
-rows in ``version_cases``.
+Case bodies are content-addressed: ``case_bodies`` holds one canonical JSON body per SHA-256
+(under an integer id). A version is a row in ``dataset_versions`` plus its ordered
+``(position, case_id, body_id)`` rows in ``version_cases``; equal body ids mean equal hashes.
 """
 
 from __future__ import annotations
@@ -65,12 +65,20 @@ workspaces = Table(
     Column("created_at", UTCDateTime(), nullable=False),
 )
 
+# Bodies are appended in load order under an integer id; lookups by hash go through the narrow
+# ``hash_key`` index (the first 8 bytes of the SHA-256 as a signed 64-bit integer) and compare the
+# full ``hash``, so two hashes sharing a key are both stored (migration 0004).
 case_bodies = Table(
     "case_bodies",
     metadata,
-    Column("hash", String(64), primary_key=True),
+    Column(
+        "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
+    ),
+    Column("hash_key", BigInteger, nullable=False),
+    Column("hash", String(64), nullable=False),
     Column("body", Text, nullable=False),
 )
+Index("ix_case_bodies_hash_key", case_bodies.c.hash_key)
 
 dataset_versions = Table(
     "dataset_versions",
@@ -106,7 +114,7 @@ version_cases = Table(
     ),
     Column("position", Integer, primary_key=True),
     Column("case_id", String(512), nullable=False),
-    Column("case_hash", String(64), nullable=False),
+    Column("body_id", BigInteger().with_variant(Integer, "sqlite"), nullable=False),
 )
 Index("ix_version_cases_case_id", version_cases.c.version_pk, version_cases.c.case_id)
 
