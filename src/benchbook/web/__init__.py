@@ -1,8 +1,9 @@
 """The web dashboard (SPEC G): server-rendered Jinja2 pages over the same services as the API.
 
 One router per noun (``datasets``, ``comments``, ``imports``, ``recipes``, ``accounts``); errors
-become pages in ``web/errors.py``; static CSS/JS are served from ``/static`` by the app itself,
-so no page loads anything from the internet. :func:`mount_web` adds all of it to the API app.
+(service errors, bad query values, unknown paths) become pages in ``web/errors.py``; static
+CSS/JS are served from ``/static`` by the app itself, so no page loads anything from the
+internet. :func:`mount_web` adds all of it to the API app.
 """
 
 from __future__ import annotations
@@ -11,13 +12,17 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from benchbook.web import accounts, comments, datasets, hf, imports, recipes
+from benchbook.web.errors import install_page_errors
 from benchbook.web.render import STATIC_DIR
 
 
 def mount_web(app: FastAPI) -> None:
-    """Add the dashboard's pages, its JSON calls and ``/static`` to ``app``."""
+    """Add the dashboard's pages, its JSON calls, ``/static`` and HTML error pages to ``app``
+    (after ``api/errors.install_error_handlers``: routing errors outside ``/api`` and ``/mcp``
+    become pages, see ``web/errors.install_page_errors``)."""
     routers = (datasets.router, comments.router, imports.router, imports.calls, hf.calls)
     for router in (*routers, recipes.router):
         app.include_router(router)
     app.include_router(accounts.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
+    install_page_errors(app)

@@ -7,6 +7,7 @@ from fastapi.responses import RedirectResponse
 
 from benchbook.services import comments
 from benchbook.web.errors import PageRoute
+from benchbook.web.render import dataset_url
 from benchbook.web.session import FormDep, form_text
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
@@ -17,7 +18,7 @@ def create_comment(dataset_id: str, posted: FormDep) -> Response:
     """Post a comment on a dataset and return to its timeline."""
     page, form = posted
     comments.create_comment(page.ctx, "dataset", dataset_id, form_text(form, "body"))
-    return RedirectResponse(f"/datasets/{dataset_id}#activity", status_code=303)
+    return RedirectResponse(dataset_url(dataset_id) + "#activity", status_code=303)
 
 
 @router.post("/datasets/{dataset_id}/comments/{comment_id}/delete")
@@ -25,4 +26,4 @@ def delete_comment(dataset_id: str, comment_id: int, posted: FormDep) -> Respons
     """Delete a comment (its author or an admin)."""
     page, _ = posted
     comments.delete_comment(page.ctx, comment_id)
-    return RedirectResponse(f"/datasets/{dataset_id}#activity", status_code=303)
+    return RedirectResponse(dataset_url(dataset_id) + "#activity", status_code=303)

@@ -6,18 +6,19 @@ the version-tags form's post and the delete dialog's post. Each handler calls
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+from urllib.parse import urlencode
 
 import orjson
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
 from benchbook.contracts.registry import ValidationIssue, ValidationReport, VersionInfo
-from benchbook.errors import BenchbookError, InvalidInput
+from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.web.errors import PageRoute
-from benchbook.web.render import people, render
+from benchbook.web.render import dataset_url, people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_list, form_text
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
@@ -109,11 +110,23 @@ def dataset_page(
     )
 
 
-@router.get("/datasets/{dataset_id}/cases/{case_id}")
+@router.get("/datasets/{dataset_id}/cases/{case_id:path}")
 def case_page(
-    request: Request, page: PageDep, dataset_id: str, case_id: str, v: str = "latest"
+    request: Request,
+    page: PageDep,
+    dataset_id: str,
+    case_id: str,
+    v: str = "latest",
+    id_query: Annotated[str, Query(alias="id")] = "",
 ) -> Response:
-    """One case: task, env, expected, milestones, graders, metadata."""
+    """One case: task, env, expected, milestones, graders, metadata.
+
+    The id is the rest of the path (``/`` included, ``%2F`` decoded the same way), or
+    ``?id=`` for ids a path cannot carry (``.``, ``..``; see ``render.case_url``).
+    """
+    case_id = case_id or id_query
+    if not case_id:
+        raise NotFound(f"no case id given for {dataset_id}")
     case = datasets.get_case(page.ctx, dataset_id, v, case_id)
     return render(
         request, page, "case.html", nav="datasets", dataset_id=dataset_id, ref=v, case=case
@@ -156,7 +169,7 @@ def delete_versions(dataset_id: str, posted: FormDep) -> Response:
     datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
     remaining = _remaining(page, dataset_id)
     return RedirectResponse(
-        f"/datasets/{dataset_id}" if remaining else "/datasets?deleted=" + dataset_id,
+        dataset_url(dataset_id) if remaining else "/datasets?" + urlencode({"deleted": dataset_id}),
         status_code=303,
     )
 
@@ -168,7 +181,7 @@ def set_tags(dataset_id: str, posted: FormDep) -> Response:
     version = form_text(form, "version").strip()
     tags = [t for t in form_text(form, "tags").split(",") if t.strip()]
     datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
-    return RedirectResponse(f"/datasets/{dataset_id}?v={version}", status_code=303)
+    return RedirectResponse(dataset_url(dataset_id, version), status_code=303)
 
 
 def _remaining(page: Page, dataset_id: str) -> bool:
@@ -230,7 +243,7 @@ def register_post(request: Request, posted: FormDep) -> Response:
     values = {k: form_text(form, k) for k in ("id", "version", "description", "cases")}
     if form_text(form, "action") == "register" and report.ok:
         result = datasets.register_dataset(page.ctx, datasets.parse_dataset(payload))
-        return RedirectResponse(f"/datasets/{result.id}?v={result.version}", status_code=303)
+        return RedirectResponse(dataset_url(result.id, result.version), status_code=303)
     status = 200 if report.ok else 400
     return render(
         request,

@@ -12,6 +12,7 @@ import importlib.util
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import orjson
 from fastapi import Request
@@ -64,8 +65,45 @@ def short_text(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-TEMPLATES.env.filters.update(when=when, ago=ago, pretty_json=pretty_json, short=short_text)
-TEMPLATES.env.globals.update(version=benchbook.__version__, has_recipes=HAS_RECIPES)
+def segment(value: Any) -> str:
+    """``value`` as one URL path segment: everything but ``A-Za-z0-9_.-~`` percent-encoded
+    (``/`` too). For dataset, recipe, version, key and secret ids in paths."""
+    return quote(str(value), safe="")
+
+
+def dataset_url(dataset_id: str, version: str | None = None) -> str:
+    """``/datasets/{id}``, with ``?v=`` when ``version`` is given; each part percent-encoded."""
+    url = "/datasets/" + segment(dataset_id)
+    return f"{url}?v={quote(version, safe='')}" if version else url
+
+
+def case_url(dataset_id: str, case_id: str, version: str) -> str:
+    """The case page of ``case_id`` in ``dataset_id@version`` (a version or a tag).
+
+    The route takes the rest of the path as the id, so ``/`` stays readable
+    (``/datasets/osworld/cases/chrome/030eeff7?v=1.0.0``) unless a segment is empty, ``.`` or
+    ``..`` (browsers fold those), then it is ``%2F`` as well; the server decodes either form to
+    the same id. Spaces, ``#``, ``?``, ``%`` and non-ASCII are percent-encoded (UTF-8). An id
+    that is only ``.`` or ``..`` cannot be a path segment at all and goes in ``?id=``.
+    """
+    base = dataset_url(dataset_id) + "/cases/"
+    query = "v=" + quote(version, safe="")
+    if case_id in (".", ".."):
+        return f"{base}?id={quote(case_id, safe='')}&{query}"
+    parts = case_id.split("/")
+    safe = "" if any(p in ("", ".", "..") for p in parts) else "/"
+    return f"{base}{quote(case_id, safe=safe)}?{query}"
+
+
+TEMPLATES.env.filters.update(
+    when=when, ago=ago, pretty_json=pretty_json, short=short_text, seg=segment
+)
+TEMPLATES.env.globals.update(
+    version=benchbook.__version__,
+    has_recipes=HAS_RECIPES,
+    case_url=case_url,
+    dataset_url=dataset_url,
+)
 
 
 def people(page: Page) -> dict[str, str]:
