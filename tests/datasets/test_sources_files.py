@@ -166,3 +166,153 @@ def test_real_osworld_examples_keep_all_369_tasks(shared_data: Path) -> None:
     prefixed = [i for i in ids if "/" in i]
     assert len(prefixed) == 22
     assert {i.split("/")[0] for i in prefixed} == {"chrome", "thunderbird"}
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"PAR1xxxxPAR1", bytes(range(256)) * 3],
+    ids=["empty", "magic-only", "random-bytes"],
+)
+def test_a_corrupt_or_empty_parquet_file_is_invalid_input_naming_it(
+    tmp_path: Path, data: bytes
+) -> None:
+    path = _write(tmp_path / "x.parquet", data)
+    with pytest.raises(InvalidInput, match=r"^x\.parquet: not a readable Parquet file: "):
+        _rows(path)
+    packed = _write(tmp_path / "x.parquet.gz", gzip.compress(data))
+    with pytest.raises(InvalidInput, match=r"^x\.parquet\.gz: not a readable Parquet file: "):
+        _rows(packed)
+
+
+def test_an_empty_parquet_file_says_it_is_empty(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match=r"the file is empty \(0 bytes\)"):
+        FileSource(_write(tmp_path / "x.parquet", b""))
+
+
+def test_a_parquet_file_with_a_corrupt_page_is_invalid_input(tmp_path: Path) -> None:
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"q": [f"question {i}" * 20 for i in range(3000)]}), path)
+    start = pq.ParquetFile(path).metadata.row_group(0).column(0).data_page_offset
+    data = bytearray(path.read_bytes())
+    data[start + 20 : start + 400] = b"\xab" * 380
+    path.write_bytes(bytes(data))
+    source = FileSource(path)  # the footer is intact: the damage shows while reading
+    with pytest.raises(InvalidInput, match=r"^t\.parquet: not a readable Parquet file: "):
+        list(source.rows())
+
+
+def test_a_truncated_gzip_stream_is_named(tmp_path: Path) -> None:
+    packed = gzip.compress(b'{"a": 1}\n' * 200)
+    path = _write(tmp_path / "t.jsonl.gz", packed[: len(packed) // 2])
+    with pytest.raises(InvalidInput, match=r"^t\.jsonl\.gz: the gzip stream is truncated"):
+        _rows(path)
+
+
+def test_a_corrupt_gzip_stream_is_named(tmp_path: Path) -> None:
+    header = b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03"
+    path = _write(tmp_path / "t.csv.gz", header + b"garbage that is not deflate data")
+    with pytest.raises(InvalidInput, match=r"^t\.csv\.gz: the gzip stream is corrupt: "):
+        _rows(path)
+
+
+def test_a_bad_gzip_header_is_named(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.jsonl.gz", b"\x1f\x8b\x07\x00" + b"x" * 20)
+    with pytest.raises(InvalidInput, match=r"^t\.jsonl\.gz: not a valid gzip stream"):
+        _rows(path)
+
+
+def test_a_non_utf8_csv_names_the_line_column_and_byte_offset(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.csv", b"question,answer\nq1,1\ncaf\xe9,2\n")
+    with pytest.raises(InvalidInput) as info:
+        _rows(path)
+    assert info.value.message == (
+        "t.csv line 3: not UTF-8 text: byte 0xe9 at column 4 (byte offset 24); "
+        "the file must be UTF-8 encoded (re-save it as UTF-8)"
+    )
+    assert info.value.details["errors"][0]["row"] == 3
+
+
+def test_a_non_utf8_csv_deep_in_a_large_file_names_its_line(tmp_path: Path) -> None:
+    body = b"a,b\n" + b"x,1\n" * 100_000 + b"\xff,2\n"
+    with pytest.raises(InvalidInput, match=r"^t\.csv line 100002: .*byte offset 400004"):
+        _rows(_write(tmp_path / "t.csv", body))
+    with pytest.raises(InvalidInput, match=r"^t\.csv\.gz line 100002: .*byte offset 400004"):
+        _rows(_write(tmp_path / "t.csv.gz", gzip.compress(body)))
+
+
+def test_a_non_utf8_jsonl_line_names_the_line_and_byte_offset(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.jsonl", b'{"a": "x"}\n{"a": "caf\xe9"}\n')
+    with pytest.raises(InvalidInput) as info:
+        _rows(path)
+    message = info.value.message
+    assert message.startswith("t.jsonl line 2: not UTF-8 text: byte 0xe9 at column 11")
+    assert "byte offset 21" in message and "UTF-8 encoded" in message
+    assert "surrogates" not in message
+
+
+def test_a_non_utf8_json_document_names_the_line_and_byte_offset(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.json", b'[\n{"a": "x"},\n{"a": "\xff"}\n]')
+    with pytest.raises(InvalidInput, match=r"^t\.json line 3: not UTF-8 text: byte 0xff"):
+        _rows(path)
+
+
+def test_a_bad_jsonl_line_gives_one_line_number_and_the_column(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.jsonl", b'{"a": 1}\n{x}\n')
+    with pytest.raises(InvalidInput) as info:
+        _rows(path)
+    assert info.value.message == (
+        "t.jsonl line 2, column 2: not valid JSON: unexpected character, expected a string key"
+    )
+
+
+def test_a_bad_json_document_names_its_line_and_column(tmp_path: Path) -> None:
+    path = _write(tmp_path / "t.json", b'[\n  {"a": 1},\n  {"a": }\n]')
+    with pytest.raises(InvalidInput, match=r"^t\.json line 3, column 9: not valid JSON: "):
+        _rows(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("e.jsonl", b""),
+        ("e.csv", b""),
+        ("e.json", b""),
+        ("blank.jsonl", b"\n  \r\n\n"),
+        ("blank.json", b" \n"),
+        ("header.csv", b"question,answer\n"),
+        ("array.json", b"[]"),
+    ],
+)
+def test_empty_files_of_every_format_yield_no_rows_alike(
+    tmp_path: Path, name: str, data: bytes
+) -> None:
+    assert _rows(_write(tmp_path / name, data)) == []
+
+
+def test_a_tsv_file_is_read_with_tabs(tmp_path: Path) -> None:
+    data = b"question\tanswer\nWhat, if anything?\t42\n"
+    assert _rows(_write(tmp_path / "t.tsv", data)) == [
+        (2, {"question": "What, if anything?", "answer": "42"})
+    ]
+    packed = _write(tmp_path / "t.tsv.gz", gzip.compress(data))
+    assert [r for _, r in _rows(packed)] == [{"question": "What, if anything?", "answer": "42"}]
+
+
+def test_a_path_that_is_not_a_regular_file_says_so(tmp_path: Path) -> None:
+    with pytest.raises(InvalidInput, match=r"^/dev/null: not a regular file"):
+        FileSource(Path("/dev/null"))
+    with pytest.raises(InvalidInput, match="is a folder, not a file"):
+        FileSource(tmp_path)
+
+
+def test_a_folder_task_file_that_is_empty_bad_json_or_not_utf8_is_named(tmp_path: Path) -> None:
+    _task(tmp_path, "a/ok.json", b'{"id": "1"}')
+    _task(tmp_path, "b/empty.json", b"")
+    with pytest.raises(InvalidInput, match=r"^b/empty\.json: the file is empty"):
+        FolderSource(tmp_path)
+    _task(tmp_path, "b/empty.json", b'{\n  "id": \n}')
+    with pytest.raises(InvalidInput, match=r"^b/empty\.json line 3, column 1: not valid JSON"):
+        FolderSource(tmp_path)
+    _task(tmp_path, "b/empty.json", b'{"id": "caf\xe9"}')
+    with pytest.raises(InvalidInput, match=r"^b/empty\.json line 1: not UTF-8 text: byte 0xe9"):
+        FolderSource(tmp_path)

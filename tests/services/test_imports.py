@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
+from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportProgress, ImportRequest
 from benchbook.errors import Conflict, InvalidInput
 from benchbook.services import datasets as ds
@@ -171,9 +173,15 @@ def test_exactly_one_of_spec_recipe_or_benchmark(ctx: Context) -> None:
         _req(id="x")
 
 
-def test_a_file_benchmark_without_a_file_asks_for_one(ctx: Context) -> None:
-    with pytest.raises(InvalidInput, match="use --file PATH"):
-        svc.import_benchmark(ctx, _req(benchmark="webvoyager"))
+def test_a_file_benchmark_without_a_file_asks_for_one_on_every_transport(ctx: Context) -> None:
+    for benchmark in ("webvoyager", "osworld"):
+        with pytest.raises(InvalidInput) as info:
+            svc.import_benchmark(ctx, _req(benchmark=benchmark))
+        message = info.value.message
+        assert "upload it (multipart 'file' part)" in message
+        assert "pass its content as 'text'" in message
+        assert "the CLI takes --file PATH" in message
+        assert not message.endswith("use --file PATH")
     assert _registry(ctx) == []
 
 
@@ -194,9 +202,112 @@ def test_preview_lists_failing_rows_as_warnings(ctx: Context) -> None:
     text = '{"id": "a", "question": "q", "answer": "1"}\n{"id": "b", "answer": "2"}'
     spec = {**SPEC, "mapping": {**SPEC["mapping"], "task_template": "{question}"}}
     result = svc.preview_benchmark_source(ctx, _req(spec=spec, text=text, format="jsonl"))
-    assert result.warnings == ["row 2: field 'question' is missing"]
+    assert result.warnings == ["row 2: field 'question' is missing; the row has 'id', 'answer'"]
 
 
 def test_list_benchmarks_has_the_catalog(ctx: Context) -> None:
     ids = {b.id for b in svc.list_benchmarks(ctx)}
     assert {"gsm8k", "webvoyager", "trek", "osworld", "swe-bench-verified"} <= ids
+
+
+CSV_SPEC = {**SPEC, "source": {"kind": "file", "format": "csv"}}
+
+
+@pytest.mark.parametrize(
+    ("request_fields", "text", "name"),
+    [
+        ({"spec": SPEC, "format": "jsonl"}, "", "upload.jsonl"),
+        ({"spec": SPEC, "format": "jsonl"}, "\n \n\n", "upload.jsonl"),
+        ({"spec": CSV_SPEC, "format": "csv"}, "", "upload.csv"),
+        ({"spec": CSV_SPEC, "format": "csv"}, "id,question,answer\n", "upload.csv"),
+        ({"spec": SPEC, "format": "json"}, "[]", "upload.json"),
+        ({"spec": SPEC, "format": "json"}, "", "upload.json"),
+        ({"spec": SPEC, "format": "json"}, '{"rows": []}', "upload.json"),
+    ],
+    ids=["empty-jsonl", "blank-lines", "empty-csv", "header-only", "[]", "empty-json", "{[]}"],
+)
+def test_an_import_that_reads_no_rows_is_rejected_and_stores_nothing(
+    ctx: Context, request_fields: dict[str, Any], text: str, name: str
+) -> None:
+    error = _rejected(ctx, request_fields, text, f"^{name} has no rows; nothing imported$")
+    assert error.details["errors"] == [{"path": name, "message": "no rows"}]
+    with pytest.raises(InvalidInput, match="has no rows"):
+        svc.preview_benchmark_source(ctx, _req(**request_fields, text=text))
+
+
+def test_an_empty_file_does_not_become_the_next_patch_version(ctx: Context, tmp_path: Path) -> None:
+    svc.import_benchmark(ctx, _req(benchmark="gsm8k", text='{"question": "q", "answer": "#### 1"}'))
+    for name in ("empty.jsonl", "empty.csv", "empty.json", "empty.parquet"):
+        path = tmp_path / name
+        path.write_bytes(b"")
+        with pytest.raises(InvalidInput, match=rf"^{name}: not a readable|^{name} has no rows"):
+            svc.import_benchmark(ctx, _req(benchmark="gsm8k", bump="patch"), path)
+    assert _registry(ctx) == [("gsm8k", "1.0.0", 1)]
+    assert [v.version for v in ds.list_dataset_versions(ctx, "gsm8k")] == ["1.0.0"]
+
+
+def test_registering_an_explicitly_empty_dataset_stays_allowed(ctx: Context) -> None:
+    empty = Dataset.model_validate({"id": "empty", "version": "1.0.0", "cases": []})
+    result = ds.register_dataset(ctx, empty)
+    assert (result.cases, result.created) == (0, True)
+    assert _registry(ctx) == [("empty", "1.0.0", 0)]
+
+
+@pytest.mark.parametrize("data", [b"", b"PAR1xxxxPAR1", bytes(range(256))])
+def test_a_corrupt_parquet_file_is_invalid_input_for_import_and_preview(
+    ctx: Context, tmp_path: Path, data: bytes
+) -> None:
+    path = tmp_path / "x.parquet"
+    path.write_bytes(data)
+    with pytest.raises(InvalidInput, match=r"^x\.parquet: not a readable Parquet file"):
+        svc.import_benchmark(ctx, _req(benchmark="gsm8k"), path)
+    with pytest.raises(InvalidInput, match=r"^x\.parquet: not a readable Parquet file"):
+        svc.preview_benchmark_source(ctx, _req(benchmark="gsm8k"), path)
+    _rejected(ctx, {"benchmark": "gsm8k", "format": "parquet"}, "abc", "not a readable Parquet")
+    assert _registry(ctx) == []
+
+
+def test_a_non_utf8_file_names_its_line_and_byte_and_stores_nothing(
+    ctx: Context, tmp_path: Path
+) -> None:
+    path = tmp_path / "latin1.csv"
+    path.write_bytes("question,answer\nq,#### 1\ncafé,#### 2\n".encode("latin-1"))
+    with pytest.raises(InvalidInput) as info:
+        svc.import_benchmark(ctx, _req(benchmark="gsm8k"), path)
+    message = info.value.message
+    assert message.startswith("latin1.csv line 3: not UTF-8 text: byte 0xe9 at column 4")
+    assert "byte offset 28" in message and "UTF-8 encoded" in message
+    assert _registry(ctx) == []
+
+
+def test_a_semicolon_csv_lists_the_columns_found_and_hints_at_the_delimiter(
+    ctx: Context,
+) -> None:
+    text = "id;question;answer\na;q;1\n"
+    error = _rejected(ctx, {"spec": CSV_SPEC, "format": "csv"}, text, "^row 2: field ")
+    message = error.message
+    assert "the row has 'id;question;answer'" in message
+    assert "is the file ';'-separated?" in message
+
+
+def test_a_missing_field_lists_the_first_ten_columns(ctx: Context) -> None:
+    row = {f"c{i}": str(i) for i in range(14)} | {"id": "a", "answer": "1"}
+    text = orjson.dumps(row).decode()
+    error = _rejected(ctx, {"spec": SPEC, "format": "jsonl"}, text, "field 'question'")
+    assert "the row has 'c0', 'c1'" in error.message and "'c9' and 6 more" in error.message
+    assert "'c10'" not in error.message and "separated" not in error.message
+
+
+def test_a_tsv_upload_is_read_with_tabs(ctx: Context, tmp_path: Path) -> None:
+    path = tmp_path / "rows.tsv"
+    path.write_text("question\tanswer\nWhat is 1, plus 1?\t#### 2\n", encoding="utf-8")
+    result = svc.import_benchmark(ctx, _req(benchmark="gsm8k"), path)
+    assert result.cases == 1
+    case = ds.get_dataset(ctx, "gsm8k").cases[0]
+    assert (case.task, case.expected) == ("What is 1, plus 1?", "2")
+
+
+def test_dev_null_is_not_a_regular_file_rather_than_not_found(ctx: Context) -> None:
+    with pytest.raises(InvalidInput, match=r"^/dev/null: not a regular file"):
+        svc.import_benchmark(ctx, _req(benchmark="gsm8k"), Path("/dev/null"))
+    assert _registry(ctx) == []

@@ -54,6 +54,25 @@ class RowError(Exception):
     """A row that cannot become a case; the caller adds the row number."""
 
 
+def missing_field(field: str | None, row: Row) -> RowError:
+    """``field 'x' is missing; the row has 'a', 'b', …`` (the first 10 columns); when the row has
+    one column whose name holds ``;``, a tab or ``|``, a hint that the file uses that delimiter.
+    Error path only."""
+    columns = list(row)
+    shown = ", ".join(repr(c) for c in columns[:10])
+    more = f" and {len(columns) - 10} more" if len(columns) > 10 else ""
+    found = f"the row has {shown}{more}" if columns else "the row has no fields"
+    message = f"field {field!r} is missing; {found}"
+    if len(columns) == 1:
+        sep = next((s for s in (";", "\t", "|") if s in str(columns[0])), None)
+        if sep is not None:
+            message += (
+                f" (one column whose name holds {sep!r}: is the file {sep!r}-separated? CSV files"
+                " are read comma-separated, .tsv files tab-separated)"
+            )
+    return RowError(message)
+
+
 def resolve_env(mapping: Mapping) -> str:
     """The env kind a mapping produces (SPEC E.3 inference when ``env`` is ``auto``)."""
     if mapping.env != "auto":
@@ -213,7 +232,7 @@ class CaseBuilder:
                 case["expected"] = self._expected(row)
             self._extras(case, row)
         except MissingField as exc:
-            raise RowError(f"field {exc.field!r} is missing") from exc
+            raise missing_field(exc.field, row) from exc
         if self.hook is not None:
             self.hook(case, row)
         return case
@@ -227,7 +246,7 @@ class CaseBuilder:
             return value
         value = lookup(row, field or "")
         if is_missing(value) or value is None:
-            raise RowError(f"field {field!r} is missing")
+            raise missing_field(field, row)
         return value_text(value)
 
     def _id(self, index: int, row: Row) -> str:

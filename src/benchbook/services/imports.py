@@ -47,6 +47,8 @@ from benchbook.store import datasets as repo
 from benchbook.store.datasets import CaseRow
 
 PREVIEW_ROWS = 20
+#: The multipart part that carries an uploaded file (``api/multipart.FILE_FIELD``).
+FILE_PART = "file"
 PROGRESS_EVERY = 1000
 PROGRESS_INTERVAL_S = 0.25
 Progress = Callable[[ImportProgress], None]
@@ -117,7 +119,8 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
     A local ``file`` (a file or a one-task-per-file folder) always wins, read with the recipe's
     mapping whatever the recipe's own source kind. Hugging Face sources go through
     ``open_huggingface_source`` (viewer, else raw files) with :func:`hf_hub_for`; other sources
-    without a file raise InvalidInput asking for ``--file``.
+    without a file raise InvalidInput saying how to pass one on every transport (upload, ``text``,
+    ``--file``).
     """
     source = plan.recipe.source
     if file is not None:
@@ -132,7 +135,22 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
     if source.kind == "huggingface":
         return open_huggingface_source(hf_hub_for(ctx), source)
     hint = f" ({source.file})" if source.file else ""
-    raise InvalidInput(f"{where}this benchmark reads a local file{hint}: use --file PATH")
+    raise InvalidInput(
+        f"{where}this benchmark reads a local file{hint}: upload it (multipart {FILE_PART!r} part)"
+        " or pass its content as 'text'; the CLI takes --file PATH"
+    )
+
+
+def _no_rows(source: RowSource) -> InvalidInput:
+    """The error for a source that yielded no rows: an import never registers an empty version
+    (``register_dataset`` with an explicit empty ``cases`` list still may)."""
+    ref = source.ref
+    name = ref.file or ref.dataset or "the source"
+    if ref.dataset and ref.split:
+        name = f"{ref.dataset} ({ref.split})"
+    return InvalidInput(
+        f"{name} has no rows; nothing imported", {"errors": [{"path": name, "message": "no rows"}]}
+    )
 
 
 @contextmanager
@@ -172,6 +190,8 @@ def preview_benchmark_source(
             rows.append((number, row))
             if len(rows) >= limit:
                 break
+    if not rows:
+        raise _no_rows(source)
     mapping = plan.recipe.mapping
     builder = CaseBuilder(
         mapping, request.id or plan.recipe.id, plan.recipe.grader_templates, plan.hook
@@ -231,8 +251,8 @@ class _Counter:
     page), once 0.25 s have passed; and once more when the stream ends, still inside the
     transaction, so a progress callback that raises (a cancelled job) stores nothing."""
 
-    def __init__(self, progress: Progress | None, total: int | None) -> None:
-        self.progress, self.total = progress, total
+    def __init__(self, progress: Progress | None, source: RowSource) -> None:
+        self.progress, self.source, self.total = progress, source, source.total
         self.rows = self.cases = 0
         self.reported_at = time.monotonic()
 
@@ -253,7 +273,10 @@ class _Counter:
             )
 
     def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
+        """``stream`` as is; at its end, InvalidInput when no row was read (rolls back)."""
         yield from stream
+        if self.rows == 0:
+            raise _no_rows(self.source)
         self.report()
 
 
@@ -278,8 +301,9 @@ def import_benchmark(
         version already existed.
 
     Raises:
-        InvalidInput: bad rows (the first failures with row numbers), templates, duplicate case
-            ids, versions; nothing is stored. Conflict: the version exists with other content.
+        InvalidInput: bad rows (the first failures with row numbers), a source with no rows,
+            templates, duplicate case ids, versions; nothing is stored.
+        Conflict: the version exists with other content.
         NotFound: unknown benchmark or recipe.
     """
     ctx.require("datasets:write")
@@ -290,7 +314,7 @@ def import_benchmark(
         source = open_source(ctx, plan, path, name)
         version = _target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source)
-        counter = _Counter(progress, source.total)
+        counter = _Counter(progress, source)
         stream = case_rows(source.rows(), builder, request.limit, counter.on_row)
         result = store_version(
             ctx, dataset_id, version, meta, counter.track(stream), request.shared

@@ -9,14 +9,20 @@ before its cases (one sequential read, ~1 GB/s).
 Formats:
 
 - CSV: RFC 4180 via :mod:`csv` (quoted newlines, doubled quotes), UTF-8 with the BOM stripped,
-  header names kept exactly, empty lines skipped, every cell a string. A row whose cell count
-  differs from the header's is an InvalidInput naming its line.
+  header names kept exactly, empty lines skipped, every cell a string; comma-separated, or
+  tab-separated when the name ends ``.tsv`` (``.tsv.gz``). A row whose cell count differs from
+  the header's is an InvalidInput naming its line.
 - JSONL: one JSON object per line; blank lines skipped; a missing final newline is fine; a line
-  that is not a JSON object is an InvalidInput naming the line.
+  that is not a JSON object is an InvalidInput naming the line (and column).
 - JSON: an array of objects, or an object wrapping exactly one list (``json_key`` picks one when
-  there are several).
+  there are several). An empty (or whitespace-only) document has no rows, like an empty JSONL.
 - Parquet: read in record batches with pyarrow; values keep their types (dates and timestamps
   become ISO 8601 text, decimals text, binary base64 unless it is UTF-8).
+
+Unreadable bytes are InvalidInput naming the file (``sources/read_errors.py``): text that is not
+UTF-8 (line, column, byte offset), broken or truncated gzip, a file pyarrow cannot read as
+Parquet, a path that is not a regular file. A file with no rows yields nothing; the import
+service rejects an import that reads no rows.
 """
 
 from __future__ import annotations
@@ -38,18 +44,20 @@ import orjson
 from benchbook.contracts import SourceRef
 from benchbook.contracts.recipe import FileFormat
 from benchbook.datasets.sources.base import Row
+from benchbook.datasets.sources.read_errors import (
+    READ_ERRORS,
+    bad_input,
+    check_regular_file,
+    json_error,
+    not_utf8,
+    parquet_error,
+    read_error,
+)
 from benchbook.errors import InvalidInput
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
 csv.field_size_limit(sys.maxsize)
-
-
-def _bad(where: str, message: str, row: int | None = None) -> InvalidInput:
-    issue: dict[str, Any] = {"path": where, "message": message}
-    if row is not None:
-        issue["row"] = row
-    return InvalidInput(f"{where}: {message}", {"errors": [issue]})
 
 
 def file_sha256(path: Path) -> str:
@@ -111,8 +119,8 @@ class FileSource:
         name: the file name recorded in lineage (defaults to ``path.name``; uploads pass theirs).
 
     Raises:
-        InvalidInput: the file is missing or unreadable, or (while iterating) malformed, naming the
-            line or element.
+        InvalidInput: the path is missing or not a regular file, the file is unreadable (bad gzip,
+            not Parquet), or (while iterating) malformed, naming the line or element.
     """
 
     def __init__(
@@ -122,22 +130,35 @@ class FileSource:
         json_key: str | None = None,
         name: str | None = None,
     ) -> None:
-        if not path.is_file():
-            raise _bad(str(name or path), "file not found")
+        check_regular_file(path, str(name or path))
         self.path = path
         self.name = name or path.name
-        self.gz = is_gzip(path)
-        self.format: FileFormat = format or guess_format(self.name) or _sniff_format(path, self.gz)
+        self.delimiter = "\t" if self.name.lower().removesuffix(".gz").endswith(".tsv") else ","
         self.json_key = json_key
-        self.ref = SourceRef(kind="file", file=self.name, sha256=file_sha256(path))
+        try:
+            self.gz = is_gzip(path)
+            self.format: FileFormat = (
+                format or guess_format(self.name) or _sniff_format(path, self.gz)
+            )
+            self.ref = SourceRef(kind="file", file=self.name, sha256=file_sha256(path))
+        except READ_ERRORS as exc:
+            raise read_error(self.name, exc) from exc
         self.total: int | None = self._count()
 
     def _count(self) -> int | None:
         if self.format == "parquet" and not self.gz:
-            import pyarrow.parquet as pq
-
-            return int(pq.ParquetFile(self.path).metadata.num_rows)
+            return int(self._parquet_file(self.path).metadata.num_rows)
         return None
+
+    def _parquet_file(self, source: Any) -> Any:
+        """``pq.ParquetFile(source)``; what pyarrow raises becomes InvalidInput naming the file."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(source)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise parquet_error(self.name, exc, self.path.stat().st_size) from exc
 
     def _open(self) -> IO[bytes]:
         if self.gz:
@@ -154,8 +175,13 @@ class FileSource:
         }
         try:
             yield from readers[self.format]()
-        except (OSError, EOFError, gzip.BadGzipFile) as exc:
-            raise _bad(self.name, f"cannot read the file: {exc}") from exc
+        except READ_ERRORS as exc:
+            raise read_error(self.name, exc) from exc
+
+    def _not_utf8(self) -> InvalidInput:
+        """Re-read the file to name its first byte that is not UTF-8 (error path only)."""
+        with self._open() as f:
+            return not_utf8(self.name, f)
 
     def _jsonl_rows(self) -> Iterator[tuple[int, Row]]:
         loads = orjson.loads
@@ -166,10 +192,11 @@ class FileSource:
                 except orjson.JSONDecodeError as exc:
                     if not line.strip():
                         continue
-                    where = f"{self.name} line {number}"
-                    raise _bad(where, f"not valid JSON: {exc}", number) from exc
+                    if not _is_utf8(line):
+                        raise self._not_utf8() from exc
+                    raise json_error(self.name, exc, number, number) from exc
                 if type(row) is not dict:
-                    raise _bad(
+                    raise bad_input(
                         f"{self.name} line {number}",
                         f"expected a JSON object, got {type(row).__name__}",
                         number,
@@ -179,15 +206,13 @@ class FileSource:
     def _csv_rows(self) -> Iterator[tuple[int, Row]]:
         with self._open() as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-            reader = csv.reader(text, strict=True)
+            reader = csv.reader(text, strict=True, delimiter=self.delimiter)
             try:
                 yield from self._csv_records(reader)
             except UnicodeDecodeError as exc:
-                raise _bad(
-                    f"{self.name} line {reader.line_num + 1}", f"not UTF-8 text: {exc}"
-                ) from exc
+                raise self._not_utf8() from exc
             except csv.Error as exc:
-                raise _bad(
+                raise bad_input(
                     f"{self.name} line {reader.line_num}", f"malformed CSV: {exc}", reader.line_num
                 ) from exc
 
@@ -203,10 +228,12 @@ class FileSource:
                 header = record
                 dupes = sorted({h for h in header if header.count(h) > 1})
                 if dupes:
-                    raise _bad(f"{self.name} line {line}", f"duplicate column names: {dupes}", line)
+                    raise bad_input(
+                        f"{self.name} line {line}", f"duplicate column names: {dupes}", line
+                    )
                 continue
             if len(record) != len(header):
-                raise _bad(
+                raise bad_input(
                     f"{self.name} line {line}",
                     f"has {len(record)} cells but the header has {len(header)}",
                     line,
@@ -216,15 +243,19 @@ class FileSource:
     def _json_rows(self) -> Iterator[tuple[int, Row]]:
         with self._open() as f:
             data = f.read()
+        if not data.strip():
+            return
         try:
             doc = orjson.loads(data)
         except orjson.JSONDecodeError as exc:
-            raise _bad(self.name, f"not valid JSON: {exc}") from exc
+            if not _is_utf8(data):
+                raise not_utf8(self.name, io.BytesIO(data)) from exc
+            raise json_error(self.name, exc) from exc
         items, where = self._json_list(doc)
         self.total = len(items)
         for index, item in enumerate(items):
             if type(item) is not dict:
-                raise _bad(
+                raise bad_input(
                     f"{self.name} {where}[{index}]",
                     f"expected a JSON object, got {type(item).__name__}",
                     index + 1,
@@ -235,38 +266,46 @@ class FileSource:
         if isinstance(doc, list):
             return doc, ""
         if not isinstance(doc, dict):
-            raise _bad(self.name, "a JSON source must be an array or an object wrapping one")
+            raise bad_input(self.name, "a JSON source must be an array or an object wrapping one")
         if self.json_key is not None:
             value = doc.get(self.json_key)
             if not isinstance(value, list):
-                raise _bad(self.name, f"key {self.json_key!r} does not hold a list")
+                raise bad_input(self.name, f"key {self.json_key!r} does not hold a list")
             return value, self.json_key
         lists = [k for k, v in doc.items() if isinstance(v, list)]
         if len(lists) != 1:
             found = ", ".join(repr(k) for k in lists) or "none"
-            raise _bad(
+            raise bad_input(
                 self.name,
                 f"an object source must wrap exactly one list (found {found}); set json_key",
             )
         return doc[lists[0]], lists[0]
 
     def _parquet_rows(self) -> Iterator[tuple[int, Row]]:
-        import pyarrow.parquet as pq
+        import pyarrow as pa
 
         source: Any = self.path
         if self.gz:
             with self._open() as f:
                 source = io.BytesIO(f.read())
-        try:
-            pf = pq.ParquetFile(source)
-        except Exception as exc:  # pyarrow raises ArrowInvalid and friends
-            raise _bad(self.name, f"not a readable Parquet file: {exc}") from exc
+        pf = self._parquet_file(source)
         self.total = int(pf.metadata.num_rows)
         number = 0
-        for batch in pf.iter_batches(batch_size=4096):
-            for row in batch.to_pylist():
-                number += 1
-                yield number, {k: _json_value(v) for k, v in row.items()}
+        try:
+            for batch in pf.iter_batches(batch_size=4096):
+                for row in batch.to_pylist():
+                    number += 1
+                    yield number, {k: _json_value(v) for k, v in row.items()}
+        except (pa.ArrowException, OSError, ValueError) as exc:  # a corrupt page or chunk
+            raise parquet_error(self.name, exc, None, number) from exc
+
+
+def _is_utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _json_value(value: Any) -> Any:

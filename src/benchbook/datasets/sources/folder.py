@@ -4,7 +4,9 @@ Rules (documented in ``docs/imports.md``):
 
 - Files are every ``*.json`` below the folder, read in sorted order of their relative POSIX paths
   (``chrome/…`` before ``gimp/…``); row numbers count files from 1.
-- Each file holds one JSON object (CRLF line endings and a missing final newline are fine).
+- Each file holds one JSON object (CRLF line endings and a missing final newline are fine), as
+  UTF-8. An empty file, bad JSON (line and column named) or text that is not UTF-8 (line, column
+  and byte offset named) is an InvalidInput naming the file's relative path.
 - Every row gets ``_file``: its path relative to the folder (lineage for the case).
 - When ``id_key`` is given and the same id appears in files of two or more different
   folders (OSWorld lists 11 task ids under both ``chrome/`` and ``thunderbird/``), the id of
@@ -18,6 +20,7 @@ Rules (documented in ``docs/imports.md``):
 from __future__ import annotations
 
 import hashlib
+import io
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,21 +30,33 @@ import orjson
 
 from benchbook.contracts import SourceRef
 from benchbook.datasets.sources.base import Row
+from benchbook.datasets.sources.read_errors import bad_input, json_error, not_utf8, read_error
 from benchbook.errors import InvalidInput
 
 FILE_KEY = "_file"
 
 
-def _load(path: Path, rel: str) -> dict[str, Any]:
+def _read(path: Path, rel: str) -> bytes:
     try:
-        doc = orjson.loads(path.read_bytes())
+        return path.read_bytes()
+    except OSError as exc:
+        raise read_error(rel, exc) from exc
+
+
+def _load(path: Path, rel: str) -> dict[str, Any]:
+    data = _read(path, rel)
+    if not data.strip():
+        raise bad_input(rel, "the file is empty; expected one JSON object")
+    try:
+        doc = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        raise InvalidInput(
-            f"{rel}: not valid JSON: {exc}", {"errors": [{"path": rel, "message": str(exc)}]}
-        ) from exc
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise not_utf8(rel, io.BytesIO(data)) from exc
+        raise json_error(rel, exc) from exc
     if not isinstance(doc, dict):
-        message = f"expected one JSON object per file, got {type(doc).__name__}"
-        raise InvalidInput(f"{rel}: {message}", {"errors": [{"path": rel, "message": message}]})
+        raise bad_input(rel, f"expected one JSON object per file, got {type(doc).__name__}")
     return doc
 
 
@@ -66,7 +81,7 @@ class FolderSource:
         ids: list[tuple[str, str]] = []
         for path in self.paths:
             rel = path.relative_to(root).as_posix()
-            data = path.read_bytes()
+            data = _read(path, rel)
             digest.update(f"{rel} {hashlib.sha256(data).hexdigest()}\n".encode())
             if id_key is not None:
                 ids.append((self._id_of(_load(path, rel), path), self._folder(rel)))
