@@ -48,9 +48,12 @@
     return text.length > 60 ? text.slice(0, 59) + "…" : text;
   }
 
+  // Re-rendering replaces the header buttons: the focused one (keyboard use: Enter/Space cycles
+  // its role) gets focus back so the next key press cycles it again.
   function renderTable() {
     const head = $("preview-table").tHead;
     const body = $("preview-table").tBodies[0];
+    const focused = head.contains(document.activeElement) ? document.activeElement.dataset.field : undefined;
     head.replaceChildren();
     body.replaceChildren();
     const tr = head.insertRow();
@@ -66,7 +69,7 @@
       if (editable) {
         control.type = "button";
         control.dataset.field = field;
-        control.setAttribute("aria-label", `Column ${field}: role ${role}. Click to change.`);
+        control.setAttribute("aria-label", `Column ${field}: role ${role}. Press to change.`);
         control.addEventListener("click", () => { cycle(field); renderTable(); schedulePreview(); });
       }
       control.innerHTML = '<span class="col-name"></span><span class="role-chip"></span><span class="col-sample"></span>';
@@ -76,6 +79,10 @@
       control.querySelector(".col-sample").textContent = first ? sample(first[field]) : "";
       th.appendChild(control);
       tr.appendChild(th);
+    }
+    if (focused !== undefined) {
+      const again = [...head.querySelectorAll("button.col-role")].find((b) => b.dataset.field === focused);
+      if (again) again.focus();
     }
     for (const row of state.rows.slice(0, 8)) {
       const r = body.insertRow();
