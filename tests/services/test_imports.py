@@ -11,6 +11,7 @@ import pytest
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportProgress, ImportRequest
 from benchbook.errors import Conflict, InvalidInput
+from benchbook.eval.graders import check_grader_ids
 from benchbook.services import datasets as ds
 from benchbook.services import imports as svc
 from benchbook.services.context import Context
@@ -311,3 +312,15 @@ def test_dev_null_is_not_a_regular_file_rather_than_not_found(ctx: Context) -> N
     with pytest.raises(InvalidInput, match=r"^/dev/null: not a regular file"):
         svc.import_benchmark(ctx, _req(benchmark="gsm8k"), Path("/dev/null"))
     assert _registry(ctx) == []
+
+
+def test_an_unknown_grader_id_is_stored_as_written_planning_rejects_it_later(
+    ctx: Context,
+) -> None:
+    spec = {**SPEC, "grader_templates": [{"id": "not-yet-a-grader", "config": {"x": "{answer}"}}]}
+    text = '{"id": "a", "question": "q", "answer": "1"}'
+    assert svc.import_benchmark(ctx, _req(spec=spec, text=text)).cases == 1
+    graders = ds.get_case(ctx, "mini", "1.0.0", "a").graders
+    assert [(g.id, g.config) for g in graders] == [("not-yet-a-grader", {"x": "1"})]
+    with pytest.raises(InvalidInput, match="unknown grader ids: not-yet-a-grader"):
+        check_grader_ids(graders)

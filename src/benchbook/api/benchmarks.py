@@ -43,7 +43,7 @@ IMPORT_BODY: dict[str, Any] = {
                         FILE_FIELD: {
                             "type": "string",
                             "format": "binary",
-                            "description": "CSV, JSONL, JSON or Parquet; .gz accepted.",
+                            "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted.",
                         },
                     },
                 }
