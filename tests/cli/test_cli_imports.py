@@ -36,9 +36,9 @@ def test_import_gsm8k_registers_then_reports_unchanged_then_bumps(
     test_file = str(shared_data / "gsm8k" / "test.jsonl")
     code, out = _run(env, "import", "gsm8k", "--file", test_file)
     assert code == 0, out
-    assert "registered gsm8k@1.0.0 (1319 cases)" in out
+    assert "registered gsm8k@1.0.0 (1,319 cases)" in out
     code, out = _run(env, "import", "gsm8k", "--file", test_file)
-    assert code == 0 and "unchanged gsm8k@1.0.0 (1319 cases)" in out
+    assert code == 0 and "unchanged gsm8k@1.0.0 (1,319 cases)" in out
     train = str(shared_data / "gsm8k" / "train.first300.jsonl")
     code, out = _run(env, "import", "gsm8k", "--file", train, "--bump", "minor", "--json")
     assert code == 0, out

@@ -217,8 +217,10 @@ def test_a_bulk_delete_with_one_forbidden_version_deletes_nothing(ctx: Context) 
 def test_a_delete_needs_an_exact_version_not_latest_or_a_tag(ctx: Context, ref: str) -> None:
     svc.register_dataset(ctx, _dataset())
     svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["prod"])
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match="needs an exact SemVer version") as raised:
         svc.delete_dataset_version(ctx, "ds", ref)
+    assert raised.value.code == "not_found"
+    assert raised.value.details == {"id": "ds", "version": ref}
     assert _versions(ctx) == ["1.0.0"]
 
 
@@ -292,7 +294,7 @@ def test_a_bad_tag_is_rejected_and_nothing_is_tagged(ctx: Context, tags: list[st
 def test_a_tag_write_needs_an_exact_version(ctx: Context, ref: str) -> None:
     svc.register_dataset(ctx, _dataset())
     svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["prod"])
-    with pytest.raises(NotFound):
+    with pytest.raises(NotFound, match="needs an exact SemVer version"):
         svc.set_dataset_version_tags(ctx, "ds", ref, ["other"])
 
 

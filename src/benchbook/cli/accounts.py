@@ -7,9 +7,18 @@ workspace named by ``--workspace`` (default ``default``).
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    emit_json,
+    handle_errors,
+    local_context,
+)
 from benchbook.contracts.accounts import Role
 from benchbook.errors import InvalidInput
 from benchbook.services import accounts as svc
@@ -61,7 +70,7 @@ def users_create(
     user = svc.create_user(local_context(), email, name, password, installation_admin)
     if json:
         return emit_json(user)
-    console.print(f"created user [bold]{user.email}[/] ({user.id})")
+    console.print(f"created user [bold]{escape(user.email)}[/] ({escape(user.id)})")
 
 
 @users_app.command("list")
@@ -73,7 +82,12 @@ def users_list(json: bool = JSON_OPTION) -> None:
         return emit_json(users)
     table = Table("id", "email", "name", "installation admin")
     for u in users:
-        table.add_row(u.id, u.email, u.display_name, "yes" if u.installation_admin else "")
+        table.add_row(
+            cell(u.id),
+            cell(u.email),
+            cell(u.display_name),
+            "yes" if u.installation_admin else "",
+        )
     console.print(table)
 
 
@@ -88,7 +102,7 @@ def workspaces_create(
     ws = svc.create_workspace(local_context(), workspace_id, name)
     if json:
         return emit_json(ws)
-    console.print(f"created workspace [bold]{ws.id}[/]")
+    console.print(f"created workspace [bold]{escape(ws.id)}[/]")
 
 
 @workspaces_app.command("list")
@@ -99,7 +113,7 @@ def workspaces_list(json: bool = JSON_OPTION) -> None:
     if json:
         return emit_json(items)
     for ws in items:
-        console.print(f"{ws.id}\t{ws.name}")
+        console.print(cell(f"{ws.id}\t{ws.name}"))
 
 
 @members_app.command("add")
@@ -111,7 +125,7 @@ def members_add(
 ) -> None:
     """Add a user to a workspace."""
     m = svc.add_member(_in(workspace), user, _role(role))
-    console.print(f"{m.email} is now {m.role} of {m.workspace}")
+    console.print(cell(f"{m.email} is now {m.role} of {m.workspace}"))
 
 
 @members_app.command("set-role")
@@ -123,7 +137,7 @@ def members_set_role(
 ) -> None:
     """Change a member's role (a workspace keeps at least one admin)."""
     m = svc.set_member_role(_in(workspace), user, _role(role))
-    console.print(f"{m.email} is now {m.role} of {m.workspace}")
+    console.print(cell(f"{m.email} is now {m.role} of {m.workspace}"))
 
 
 @members_app.command("remove")
@@ -133,7 +147,7 @@ def members_remove(
 ) -> None:
     """Remove a member; their sessions end and their keys stop working."""
     svc.remove_member(_in(workspace), user)
-    console.print(f"removed {user} from {workspace}")
+    console.print(cell(f"removed {user} from {workspace}"))
 
 
 @members_app.command("list")
@@ -145,7 +159,7 @@ def members_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
         return emit_json(members)
     table = Table("email", "name", "role", "user id")
     for m in members:
-        table.add_row(m.email, m.display_name, m.role, m.user_id)
+        table.add_row(cell(m.email), cell(m.display_name), cell(m.role), cell(m.user_id))
     console.print(table)
 
 
@@ -162,7 +176,9 @@ def keys_create(
     created = keys_svc.create_api_key(_in(workspace), name, keys_svc.parse_scope(scope), user)
     if json:
         return emit_json(created)
-    console.print(f"created {created.info.id} ({created.info.scope}) for {user} in {workspace}")
+    console.print(
+        cell(f"created {created.info.id} ({created.info.scope}) for {user} in {workspace}")
+    )
     console.print("key (shown once, store it now):")
     print(created.key)
 
@@ -178,7 +194,8 @@ def keys_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     for k in infos:
         used = k.last_used_at.strftime("%Y-%m-%d %H:%M") if k.last_used_at else ""
         table.add_row(
-            k.id, k.name, k.prefix + "…", k.user_id, k.scope, used, "yes" if k.revoked_at else ""
+            *map(cell, (k.id, k.name, k.prefix + "…", k.user_id, k.scope, used)),
+            "yes" if k.revoked_at else "",
         )
     console.print(table)
 
@@ -190,7 +207,7 @@ def keys_revoke(
 ) -> None:
     """Revoke a key: its next request is refused (401)."""
     keys_svc.revoke_api_key(_in(workspace), key_id)
-    console.print(f"revoked {key_id}")
+    console.print(cell(f"revoked {key_id}"))
 
 
 @secrets_app.command("set")
@@ -202,7 +219,7 @@ def secrets_set(
 ) -> None:
     """Set a workspace secret (encrypted at rest; its members' own secrets win over it)."""
     secrets_svc.set_secret(_in(workspace), name, value, scope="workspace")
-    console.print(f"set workspace secret {name} in {workspace}")
+    console.print(cell(f"set workspace secret {name} in {workspace}"))
 
 
 @secrets_app.command("list")
@@ -213,7 +230,7 @@ def secrets_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     if json:
         return emit_json(infos)
     for s in infos:
-        console.print(f"{s.name}\tupdated {s.updated_at:%Y-%m-%d %H:%M} by {s.updated_by}")
+        console.print(cell(f"{s.name}\tupdated {s.updated_at:%Y-%m-%d %H:%M} by {s.updated_by}"))
 
 
 @secrets_app.command("delete")
@@ -221,4 +238,4 @@ def secrets_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
 def secrets_delete(name: str, workspace: str = WORKSPACE) -> None:
     """Delete a workspace secret."""
     secrets_svc.delete_secret(_in(workspace), name, scope="workspace")
-    console.print(f"deleted workspace secret {name} from {workspace}")
+    console.print(cell(f"deleted workspace secret {name} from {workspace}"))

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 import orjson
 import typer
+from pydantic import JsonValue
+from rich.markup import escape
 from rich.table import Table
 
-from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    count,
+    emit_json,
+    handle_errors,
+    local_context,
+    print_outcome,
+)
+from benchbook.contracts.diff import FieldChange
 from benchbook.errors import InvalidInput
 from benchbook.services import datasets as svc
 
@@ -38,7 +53,7 @@ def register(
     if json:
         return emit_json(result)
     state = "registered" if result.created else "revived" if result.revived else "unchanged"
-    console.print(f"{state}: [bold]{result.id}@{result.version}[/] ({result.cases} cases)")
+    print_outcome(state, result.id, result.version, result.cases)
 
 
 @app.command()
@@ -56,13 +71,13 @@ def validate(
         emit_json(report)
     elif report.ok:
         console.print(
-            f"[green]ok[/]: {report.cases} cases; existing versions: "
-            f"{', '.join(report.existing_versions) or 'none'}"
+            f"[green]ok[/]: {count(report.cases, 'case')}; existing versions: "
+            f"{escape(', '.join(report.existing_versions) or 'none')}"
             + (" (identical version already stored)" if report.identical else "")
         )
     else:
         for issue in report.errors:
-            console.print(f"[red]{issue.path}[/]: {issue.message}")
+            console.print(f"[red]{escape(issue.path)}[/]: {escape(issue.message)}")
     if not report.ok:
         raise typer.Exit(1)
 
@@ -73,8 +88,8 @@ def list_(
     search: str | None = typer.Option(None, "--search", "-s", help="Match id, description, tags."),
     owner: str = typer.Option("all", help="all | own | shared"),
     sort: str = typer.Option("name", help="name | updated | cases"),
-    limit: int = typer.Option(50),
-    offset: int = typer.Option(0),
+    limit: int = typer.Option(50, min=1, max=svc.MAX_PAGE, help="Page size."),
+    offset: int = typer.Option(0, min=0, help="Datasets to skip."),
     json: bool = JSON_OPTION,
 ) -> None:
     """List datasets visible in the workspace (own and _shared)."""
@@ -86,17 +101,18 @@ def list_(
     table = Table("id", "latest", "versions", "cases", "owner", "tags", "updated")
     for d in page.items:
         table.add_row(
-            d.id,
-            d.latest,
-            str(d.versions),
-            str(d.cases),
-            d.workspace,
-            ", ".join(d.tags),
+            cell(d.id),
+            cell(d.latest),
+            f"{d.versions:,}",
+            f"{d.cases:,}",
+            cell(d.workspace),
+            cell(", ".join(d.tags)),
             d.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
     console.print(table)
     console.print(
-        f"{page.total} datasets, {page.total_versions} versions, {page.total_cases} cases"
+        f"{count(page.total, 'dataset')}, {count(page.total_versions, 'version')}, "
+        f"{count(page.total_cases, 'case')}"
     )
 
 
@@ -105,8 +121,8 @@ def list_(
 def show(
     dataset_id: str,
     ref: str = typer.Argument("latest", help="Version, 'latest' or a tag."),
-    limit: int = typer.Option(5, help="How many cases to show."),
-    after: int | None = typer.Option(None, help="Cursor from the previous page."),
+    limit: int = typer.Option(5, min=1, max=svc.MAX_PAGE, help="How many cases to show."),
+    after: int | None = typer.Option(None, min=0, help="Cursor from the previous page."),
     json: bool = JSON_OPTION,
 ) -> None:
     """Show a version's metadata, lineage and first cases."""
@@ -114,20 +130,27 @@ def show(
     if json:
         return emit_json(view)
     v = view.version
-    console.print(f"[bold]{v.id}@{v.version}[/] ({v.workspace}) — {v.cases} cases")
+    console.print(
+        f"[bold]{escape(v.id)}@{escape(v.version)}[/] ({escape(v.workspace)}) — "
+        f"{count(v.cases, 'case')}"
+    )
     if v.description:
-        console.print(v.description)
+        console.print(cell(v.description))
     if v.tags or v.version_tags:
-        console.print(f"tags: {', '.join(v.tags)}  version tags: {', '.join(v.version_tags)}")
+        console.print(cell(f"tags: {', '.join(v.tags)}  version tags: {', '.join(v.version_tags)}"))
     if v.produced_by:
         src = v.produced_by.source
         console.print(
-            f"produced by {v.produced_by.via} {v.produced_by.id}"
-            + (f" from {src.kind} {src.dataset or src.file or src.url or ''}" if src else "")
+            cell(
+                f"produced by {v.produced_by.via} {v.produced_by.id}"
+                + (f" from {src.kind} {src.dataset or src.file or src.url or ''}" if src else "")
+            )
         )
     table = Table("id", "env", "task", "expected")
     for c in view.cases:
-        table.add_row(c.id, c.env.kind, c.task[:80], (c.expected or "")[:30])
+        table.add_row(
+            cell(c.id), cell(c.env.kind), cell(c.task[:80]), cell((c.expected or "")[:30])
+        )
     console.print(table)
     if view.next_after is not None:
         console.print(f"more: --after {view.next_after}")
@@ -143,10 +166,10 @@ def versions(dataset_id: str, json: bool = JSON_OPTION) -> None:
     table = Table("version", "cases", "tags", "created by", "created")
     for i in infos:
         table.add_row(
-            i.version + (" (latest)" if i.is_latest else ""),
-            str(i.cases),
-            ", ".join(i.version_tags),
-            i.created_by,
+            cell(i.version + (" (latest)" if i.is_latest else "")),
+            f"{i.cases:,}",
+            cell(", ".join(i.version_tags)),
+            cell(i.created_by),
             i.created_at.strftime("%Y-%m-%d %H:%M"),
         )
     console.print(table)
@@ -158,7 +181,7 @@ def diff(
     dataset_id: str,
     base: str,
     candidate: str = typer.Argument("latest"),
-    show: int = typer.Option(10, help="How many cases of each kind to list."),
+    show: int = typer.Option(10, min=0, help="How many cases of each kind to list."),
     json: bool = JSON_OPTION,
 ) -> None:
     """Compare two versions: added, removed, changed cases and metadata changes."""
@@ -167,17 +190,48 @@ def diff(
         return emit_json(d)
     s = d.summary
     console.print(
-        f"{d.id} {d.base} → {d.candidate}: {s.added} added, {s.removed} removed, "
-        f"{s.changed} changed, {s.unchanged} unchanged"
+        cell(
+            f"{d.id} {d.base} → {d.candidate}: {s.added:,} added, {s.removed:,} removed, "
+            f"{s.changed:,} changed, {s.unchanged:,} unchanged"
+        )
     )
-    for m in d.meta:
-        console.print(f"  meta {m.field}: {m.before!r} → {m.after!r}")
+    for path, before, after in meta_leaves(d.meta):
+        console.print(cell(f"  meta {path}: {_short(before)} → {_short(after)}"))
     for c in d.added[:show]:
-        console.print(f"  [green]+ {c.id}[/] {c.task[:70]}")
+        console.print(f"  [green]+ {escape(c.id)}[/] {escape(c.task[:70])}")
     for c in d.removed[:show]:
-        console.print(f"  [red]- {c.id}[/] {c.task[:70]}")
+        console.print(f"  [red]- {escape(c.id)}[/] {escape(c.task[:70])}")
     for ch in d.changed[:show]:
-        console.print(f"  [yellow]~ {ch.id}[/] {', '.join(f.field for f in ch.changes)}")
+        fields = ", ".join(f.field for f in ch.changes)
+        console.print(f"  [yellow]~ {escape(ch.id)}[/] {escape(fields)}")
+
+
+def meta_leaves(meta: Iterable[FieldChange]) -> Iterator[tuple[str, JsonValue, JsonValue]]:
+    """The changed leaves of metadata changes as ``(dotted path, before, after)``.
+
+    A field whose value is an object on both sides (``produced_by``) yields only the keys that
+    differ, recursively (``produced_by.source.sha256``); any other change yields itself.
+    """
+    for m in meta:
+        yield from _leaves(m.field, m.before, m.after)
+
+
+def _leaves(
+    path: str, before: JsonValue, after: JsonValue
+) -> Iterator[tuple[str, JsonValue, JsonValue]]:
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(before.keys() | after.keys()):
+            yield from _leaves(f"{path}.{key}", before.get(key), after.get(key))
+    elif before != after:
+        yield path, before, after
+
+
+def _short(value: JsonValue, limit: int = 40) -> str:
+    """``repr`` of a value; strings longer than ``limit`` keep their first 12 characters + ``…``."""
+    if isinstance(value, str) and len(value) > limit:
+        return repr(value[:12] + "…")
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 @datasets_app.command()
@@ -195,9 +249,33 @@ def export(
         for line in lines:
             sys.stdout.buffer.write(line)
         return
-    with output.open("wb") as fh:
-        for line in lines:
-            fh.write(line)
+    write_atomically(output, lines)
+
+
+def write_atomically(output: Path, lines: Iterable[bytes]) -> None:
+    """Write ``lines`` to ``output`` through a sibling ``.NAME.PID.part`` file renamed into place.
+
+    A failure leaves no partial file and any previous ``output`` untouched. Raises InvalidInput
+    (``cannot write PATH: reason``) when ``output`` is a directory or its folder is missing or
+    not writable.
+    """
+    if output.is_dir():
+        raise InvalidInput(f"cannot write {output}: is a directory")
+    part = output.with_name(f".{output.name}.{os.getpid()}.part")
+    try:
+        fh = part.open("xb")
+    except OSError as exc:
+        raise InvalidInput(f"cannot write {output}: {exc.strerror}") from exc
+    try:
+        with fh:
+            for line in lines:
+                fh.write(line)
+        part.replace(output)
+    except BaseException as exc:
+        part.unlink(missing_ok=True)
+        if isinstance(exc, OSError):
+            raise InvalidInput(f"cannot write {output}: {exc.strerror}") from exc
+        raise
 
 
 @datasets_app.command()
@@ -211,10 +289,12 @@ def delete(
     """Tombstone versions (all or nothing). Re-registering identical content revives them."""
     if not versions and not all_:
         raise InvalidInput("name versions to delete, or pass --all")
+    if versions and all_:
+        raise InvalidInput("name either versions to delete or --all, not both")
     result = svc.delete_dataset_versions(local_context(), dataset_id, None if all_ else versions)
     if json:
         return emit_json(result)
-    console.print(f"deleted {dataset_id}: {', '.join(result.deleted)}")
+    console.print(cell(f"deleted {dataset_id}: {', '.join(result.deleted)}"))
 
 
 @datasets_app.command()
@@ -229,4 +309,4 @@ def tag(
     info = svc.set_dataset_version_tags(local_context(), dataset_id, version, tags or [])
     if json:
         return emit_json(info)
-    console.print(f"{dataset_id}@{version} tags: {', '.join(info.version_tags) or '(none)'}")
+    console.print(cell(f"{dataset_id}@{version} tags: {', '.join(info.version_tags) or '(none)'}"))

@@ -7,13 +7,24 @@ from typing import Any
 
 import orjson
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
+from rich.table import Column, Table
 
-from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    emit_json,
+    handle_errors,
+    local_context,
+    print_outcome,
+)
 from benchbook.contracts.imports import ImportProgress
-from benchbook.errors import InvalidInput
+from benchbook.errors import Conflict, InvalidInput
 from benchbook.services import imports as svc
+from benchbook.services.context import Context
 
 benchmarks_app = typer.Typer(help="The first-party benchmark catalog.")
 app.add_typer(benchmarks_app, name="benchmarks")
@@ -47,7 +58,7 @@ def import_(
     dataset_id: str | None = typer.Option(None, "--id", help="Target dataset id."),
     version: str | None = typer.Option(None, help="Exact version to register."),
     bump: str | None = typer.Option(None, help="patch | minor | major from the latest version."),
-    limit: int | None = typer.Option(None, help="Read at most this many rows."),
+    limit: int | None = typer.Option(None, min=1, help="Read at most this many rows."),
     shared: bool = typer.Option(False, help="Publish into the _shared tier."),
     json: bool = JSON_OPTION,
 ) -> None:
@@ -55,10 +66,27 @@ def import_(
     request = _request(
         benchmark, spec, id=dataset_id, version=version, bump=bump, limit=limit, shared=shared
     )
-    ctx = local_context()
+    try:
+        result = _run_import(
+            local_context(), request, file, progress_bar=not json and console.is_terminal
+        )
+    except Conflict as exc:
+        raise Conflict(
+            f"{exc.message}; to import changed rows, pass --bump patch|minor|major", exc.details
+        ) from exc
     if json:
-        result = svc.import_benchmark(ctx, request, file)
         return emit_json(result)
+    state = "registered" if result.created else "revived" if result.revived else "unchanged"
+    print_outcome(state, result.id, result.version, result.cases)
+
+
+def _run_import(ctx: Context, request: Any, file: Path | None, progress_bar: bool) -> Any:
+    """Run the import, drawing a transient progress bar (rows read of total) when asked.
+
+    Only on a terminal: elsewhere the bar would leave an empty line before the outcome line.
+    """
+    if not progress_bar:
+        return svc.import_benchmark(ctx, request, file)
     columns = (
         TextColumn("importing"),
         BarColumn(),
@@ -72,9 +100,7 @@ def import_(
         def report(p: ImportProgress) -> None:
             bar.update(task, completed=p.rows_read, total=p.total)
 
-        result = svc.import_benchmark(ctx, request, file, progress=report)
-    state = "registered" if result.created else "revived" if result.revived else "unchanged"
-    console.print(f"{state} [bold]{result.id}@{result.version}[/] ({result.cases} cases)")
+        return svc.import_benchmark(ctx, request, file, progress=report)
 
 
 @app.command()
@@ -83,7 +109,7 @@ def preview(
     benchmark: str | None = typer.Argument(None, help="A catalog id (see `benchmarks list`)."),
     file: Path | None = FILE_OPTION,
     spec: Path | None = SPEC_OPTION,
-    limit: int = typer.Option(5, help="Rows to show (at most 20)."),
+    limit: int = typer.Option(5, min=1, max=svc.PREVIEW_ROWS, help="Rows to show (at most 20)."),
     json: bool = JSON_OPTION,
 ) -> None:
     """Show how a source's first rows would import; writes nothing."""
@@ -91,19 +117,19 @@ def preview(
     result = svc.preview_benchmark_source(local_context(), request, file)
     if json:
         return emit_json(result)
-    console.print(f"fields: {', '.join(result.fields)}")
-    console.print(f"guess: {result.mapping_guess}")
-    console.print(f"[bold]{result.assertion}[/]")
+    console.print(cell(f"fields: {', '.join(result.fields)}"))
+    console.print(cell(f"guess: {result.mapping_guess}"))
+    console.print(f"[bold]{escape(result.assertion)}[/]")
     for warning in result.warnings:
-        console.print(f"[yellow]warning[/]: {warning}")
+        console.print(f"[yellow]warning[/]: {escape(warning)}")
     table = Table("id", "task", "expected", "env")
     for case in result.cases:
         env = case.get("env")
         table.add_row(
-            str(case.get("id")),
-            str(case.get("task"))[:80],
-            str(case.get("expected") or "")[:30],
-            str(env.get("kind") if isinstance(env, dict) else env),
+            cell(case.get("id")),
+            cell(str(case.get("task"))[:80]),
+            cell(str(case.get("expected") or "")[:30]),
+            cell(env.get("kind") if isinstance(env, dict) else env),
         )
     console.print(table)
 
@@ -115,11 +141,19 @@ def list_(json: bool = JSON_OPTION) -> None:
     items = svc.list_benchmarks(local_context())
     if json:
         return emit_json(items)
-    table = Table("id", "category", "source", "license", "scoring")
+    table = Table("category", "source", "license", "scoring")
+    # Ids never wrap or shrink: the other columns fold or ellipsize into what width is left.
+    table.columns.insert(
+        0, Column("id", no_wrap=True, min_width=max(map(len, (b.id for b in items)), default=2))
+    )
     for b in items:
         source = b.source.dataset or b.source.kind
         table.add_row(
-            b.id, b.category, source, b.license or "", b.scoring.kind if b.scoring else ""
+            cell(b.id),
+            cell(b.category),
+            cell(source),
+            cell(b.license or ""),
+            cell(b.scoring.kind if b.scoring else ""),
         )
     console.print(table)
 
@@ -131,15 +165,17 @@ def show(benchmark: str, json: bool = JSON_OPTION) -> None:
     info = svc.get_benchmark(local_context(), benchmark)
     if json:
         return emit_json(info)
-    console.print(f"[bold]{info.id}[/] {info.version} — {info.category}")
+    console.print(f"[bold]{escape(info.id)}[/] {escape(info.version)} — {escape(info.category)}")
     if info.description:
-        console.print(info.description)
+        console.print(cell(info.description))
     if info.origin:
         for key, value in info.origin.model_dump(exclude_none=True).items():
-            console.print(f"  {key}: {value}")
+            console.print(cell(f"  {key}: {value}"))
     if info.scoring:
-        console.print(f"scoring: {info.scoring.kind}")
-    console.print(f"source: {info.source.model_dump(exclude_none=True, exclude_defaults=True)}")
-    console.print(f"mapping: {info.mapping.model_dump(exclude_defaults=True)}")
+        console.print(cell(f"scoring: {info.scoring.kind}"))
+    console.print(
+        cell(f"source: {info.source.model_dump(exclude_none=True, exclude_defaults=True)}")
+    )
+    console.print(cell(f"mapping: {info.mapping.model_dump(exclude_defaults=True)}"))
     graders = [g.id for g in info.graders] + [g.id for g in info.extra_graders]
-    console.print(f"graders: {', '.join(graders)}")
+    console.print(cell(f"graders: {', '.join(graders)}"))

@@ -7,9 +7,18 @@ from typing import Any
 
 import orjson
 import typer
+from rich.markup import escape
 from rich.table import Table
 
-from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors, local_context
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    emit_json,
+    handle_errors,
+    local_context,
+)
 from benchbook.errors import InvalidInput
 from benchbook.services import recipes as svc
 
@@ -38,7 +47,10 @@ def register(
     if json:
         return emit_json(result)
     state = "registered" if result.created else "unchanged"
-    console.print(f"{state} recipe [bold]{result.id}@{result.version}[/] in {result.workspace}")
+    console.print(
+        f"{state} recipe [bold]{escape(result.id)}@{escape(result.version)}[/]"
+        f" in {escape(result.workspace)}"
+    )
 
 
 @recipes_app.command()
@@ -56,9 +68,9 @@ def validate(
         emit_json(report)
     else:
         for issue in report.errors:
-            console.print(f"[red]{issue.path}[/]: {issue.message}")
+            console.print(f"[red]{escape(issue.path)}[/]: {escape(issue.message)}")
         existing = ", ".join(report.existing_versions) or "none"
-        console.print(f"{'ok' if report.ok else 'invalid'} (existing versions: {existing})")
+        console.print(cell(f"{'ok' if report.ok else 'invalid'} (existing versions: {existing})"))
     if not report.ok:
         raise typer.Exit(1)
 
@@ -75,7 +87,9 @@ def list_(
         return emit_json(items)
     table = Table("id", "latest", "versions", "category", "source", "owner")
     for r in items:
-        table.add_row(r.id, r.latest, str(len(r.versions)), r.category, r.source_kind, r.workspace)
+        table.add_row(
+            *map(cell, (r.id, r.latest, len(r.versions), r.category, r.source_kind, r.workspace))
+        )
     console.print(table)
 
 

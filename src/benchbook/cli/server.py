@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import typer
+from rich.markup import escape
 
 from benchbook.cli.app import app, console, handle_errors
 from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
@@ -16,14 +17,14 @@ def migrate() -> None:
     """Create or upgrade the database schema to the newest revision."""
     settings = get_settings()
     open_engine(settings)
-    console.print(f"database at head: {settings.resolved_database_url()}")
+    console.print(f"database at head: {settings.resolved_database_url()}", markup=False)
 
 
 @app.command()
 @handle_errors
 def serve(
     host: str | None = typer.Option(None, help="Interface (default 127.0.0.1)."),
-    port: int | None = typer.Option(None, help="Port (default 8000)."),
+    port: int | None = typer.Option(None, min=1, max=65535, help="Port (default 8000)."),
 ) -> None:
     """Serve the HTTP API (and, when built, the dashboard and MCP) with uvicorn."""
     import uvicorn
@@ -35,7 +36,8 @@ def serve(
     password = bootstrap_admin(application.state.engine)
     if password is not None:
         console.print(
-            f"first start: log in as [bold]{BOOTSTRAP_EMAIL}[/] with password [bold]{password}[/]"
+            f"first start: log in as [bold]{escape(BOOTSTRAP_EMAIL)}[/] with password "
+            f"[bold]{escape(password)}[/]"
             " (shown once; create your own users with 'benchbook users create')"
         )
     uvicorn.run(application, host=host or settings.host, port=port or settings.port)

@@ -47,9 +47,19 @@ def own_live_version(
 ) -> repo.VersionRow:
     """An exact, live version in the caller's own workspace (for deletes and tag writes).
 
-    ``latest``, tags and ``_shared`` versions are never accepted here: NotFound.
+    ``latest``, tags and ``_shared`` versions are never accepted here: NotFound, whose message
+    says an exact SemVer version is needed when ``version`` is not one.
     """
-    row = repo.find_version(conn, workspace, dataset_id, version) if is_semver(version) else None
+    details = {"id": dataset_id, "version": version}
+    if not is_semver(version):
+        raise NotFound(
+            f"{dataset_id}@{version} not found: deleting or tagging needs an exact SemVer version"
+            f" (e.g. 1.0.0) of your own workspace, not {LATEST!r} or a tag",
+            details,
+        )
+    row = repo.find_version(conn, workspace, dataset_id, version)
     if row is None or not row.live:
-        raise NotFound(f"{dataset_id}@{version} not found", {"id": dataset_id, "version": version})
+        raise NotFound(
+            f"{dataset_id}@{version} not found among your workspace's live versions", details
+        )
     return row

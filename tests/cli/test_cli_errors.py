@@ -1,0 +1,136 @@
+"""How ``benchbook`` fails: one clear line (or a JSON envelope with ``--json``), exit 1, no
+tracebacks, nothing half-written; numeric options are validated like the API validates them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from tests.cli.conftest import invoke, write_dataset
+
+
+@pytest.fixture
+def qa(cli_env: dict[str, str], tmp_path: Path) -> dict[str, str]:
+    """``qa@1.0.0`` (one case) registered; the CLI environment."""
+    assert invoke(cli_env, "register", write_dataset(tmp_path, "qa.json")).exit_code == 0
+    return cli_env
+
+
+@pytest.mark.parametrize("where", ["missing/dir/x.jsonl", "."])
+def test_exporting_to_an_unwritable_path_is_one_line_and_leaves_no_file(
+    qa: dict[str, str], tmp_path: Path, where: str
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / where
+    result = invoke(qa, "datasets", "export", "qa", "-o", str(target))
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert "Traceback" not in result.output
+    assert result.stderr.startswith("error invalid_input: cannot write ")
+    assert len(result.stderr.splitlines()) == 1
+    assert list(folder.iterdir()) == []
+
+
+def test_a_failed_export_keeps_the_previous_file_and_a_good_one_replaces_it(
+    qa: dict[str, str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / "qa.jsonl"
+    target.write_text("old\n")
+    result = invoke(qa, "datasets", "export", "nosuch", "-o", str(target))
+    assert result.exit_code == 1 and "not_found" in result.stderr
+    assert target.read_text() == "old\n"
+    assert list(folder.iterdir()) == [target]
+    assert invoke(qa, "datasets", "export", "qa", "-o", str(target)).exit_code == 0
+    assert orjson.loads(target.read_bytes())["id"] == "c1"
+    assert list(folder.iterdir()) == [target]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("import", "gsm8k", "--limit", "0"),
+        ("preview", "gsm8k", "--limit", "0"),
+        ("preview", "gsm8k", "--limit", "21"),
+        ("datasets", "show", "qa", "--limit", "0"),
+        ("datasets", "show", "qa", "--limit", "1001"),
+        ("datasets", "show", "qa", "--after", "-5"),
+        ("datasets", "list", "--limit", "0"),
+        ("datasets", "list", "--offset", "-1"),
+        ("datasets", "diff", "qa", "1.0.0", "--show", "-1"),
+        ("serve", "--port", "70000"),
+    ],
+)
+def test_out_of_range_numeric_options_are_refused_before_anything_runs(
+    qa: dict[str, str], args: tuple[str, ...]
+) -> None:
+    result = invoke(qa, *args)
+    assert result.exit_code == 2, result.output
+    assert "Invalid value for" in result.output
+    listing = orjson.loads(invoke(qa, "datasets", "list", "--json").stdout)
+    assert listing["total"] == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("datasets", "delete", "qa", "latest"),
+        ("datasets", "delete", "qa", "baseline"),
+        ("datasets", "tag", "qa", "latest", "foo"),
+    ],
+)
+def test_deletes_and_tag_writes_by_tag_or_latest_say_an_exact_version_is_needed(
+    qa: dict[str, str], args: tuple[str, ...]
+) -> None:
+    result = invoke(qa, *args)
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error not_found: ")
+    assert "exact SemVer version" in result.stderr
+
+
+def test_with_json_an_error_is_the_envelope_on_stdout(qa: dict[str, str]) -> None:
+    result = invoke(qa, "datasets", "show", "nosuch", "--json")
+    assert result.exit_code == 1
+    assert orjson.loads(result.stdout) == {
+        "code": "not_found",
+        "message": "dataset 'nosuch' not found",
+        "details": {"id": "nosuch"},
+    }
+    assert result.stderr == ""
+    bad = invoke(qa, "workspaces", "create", "bad ws/", "--json")
+    assert bad.exit_code == 1
+    envelope = orjson.loads(bad.stdout)
+    assert envelope["code"] == "invalid_input" and "[a-z0-9_-]" in envelope["message"]
+    assert envelope["details"]["errors"][0]["path"] == "workspace"
+
+
+def test_delete_refuses_versions_together_with_all(qa: dict[str, str]) -> None:
+    result = invoke(qa, "datasets", "delete", "qa", "1.0.0", "--all")
+    assert result.exit_code == 1
+    assert "either" in result.stderr and "--all" in result.stderr
+    assert orjson.loads(invoke(qa, "datasets", "list", "--json").stdout)["total"] == 1
+
+
+def test_importing_changed_rows_into_an_existing_version_hints_at_bump(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    spec = tmp_path / "recipe.json"
+    spec.write_bytes(
+        orjson.dumps({"id": "rows", "source": {"kind": "file"}, "mapping": {"task_field": "q"}})
+    )
+    data = tmp_path / "rows.jsonl"
+    data.write_text('{"q": "one"}\n')
+    args = ("import", "--spec", str(spec), "--file", str(data), "--version", "1.0.0")
+    assert invoke(cli_env, *args).exit_code == 0
+    data.write_text('{"q": "two"}\n')
+    result = invoke(cli_env, *args)
+    assert result.exit_code == 1
+    assert "already exists with different content" in result.stderr
+    assert "--bump patch|minor|major" in result.stderr
+    as_json = orjson.loads(invoke(cli_env, *args, "--json").stdout)
+    assert as_json["code"] == "conflict"
+    assert as_json["details"] == {"id": "rows", "version": "1.0.0"}
