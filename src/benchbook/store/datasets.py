@@ -217,20 +217,23 @@ class _SqliteWriter:
         return found
 
     def flush(self) -> None:
-        if not self.batch:
+        batch = self.batch
+        if not batch:
             return
-        keys = [hash_key(h) for _, _, h in self.batch]
-        ids = self._known(list(dict.fromkeys(keys)))
+        keys = [hash_key(h) for _, _, h in batch]
+        ids = self._known(list(set(keys)))
         new: list[tuple[int, int, str, str]] = []
         links: list[tuple[int, int, str, int]] = []
-        for (case_id, body, case_hash), key in zip(self.batch, keys, strict=True):
-            body_id = ids.get(case_hash)
+        pk, pos, next_id, known = self.pk, self.pos, self.next_id, ids.get
+        for (case_id, body, case_hash), key in zip(batch, keys, strict=True):
+            body_id = known(case_hash)
             if body_id is None:
-                self.next_id += 1
-                body_id = ids[case_hash] = self.next_id
+                next_id += 1
+                body_id = ids[case_hash] = next_id
                 new.append((body_id, key, case_hash, body.decode()))
-            links.append((self.pk, self.pos, case_id, body_id))
-            self.pos += 1
+            links.append((pk, pos, case_id, body_id))
+            pos += 1
+        self.pos, self.next_id = pos, next_id
         self.cur.executemany(
             "INSERT INTO case_bodies (id, hash_key, hash, body) VALUES (?, ?, ?, ?)", new
         )
@@ -239,7 +242,7 @@ class _SqliteWriter:
             " VALUES (?, ?, ?, ?)",
             links,
         )
-        self.batch.clear()
+        batch.clear()
 
     def close(self) -> None:
         self.cur.execute(f"PRAGMA cache_size={int(self.cache_size)}")
