@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from benchbook.contracts import Dataset
@@ -81,6 +83,18 @@ def test_the_author_or_an_admin_deletes_and_others_are_forbidden(team: Team) -> 
     assert _bodies(team.member) == []
     with pytest.raises(NotFound):
         delete_comment(team.member, mine.id)
+
+
+def test_an_author_demoted_to_viewer_can_no_longer_delete_their_comment(team: Team) -> None:
+    mine = create_comment(team.member, "dataset", "ds", "mine")
+    demoted = Context(
+        principal=replace(team.member.principal, role="viewer"),
+        engine=team.member.engine,
+        settings=team.member.settings,
+    )
+    with pytest.raises(Forbidden):
+        delete_comment(demoted, mine.id)
+    assert _bodies(team.member) == ["mine"]
 
 
 def test_deleting_a_comment_removes_its_replies(team: Team) -> None:

@@ -103,10 +103,11 @@ def create_comment(
 def delete_comment(ctx: Context, comment_id: int) -> None:
     """Delete a comment and the replies below it.
 
-    The author or an admin (``comments:delete``) may delete; anyone else gets Forbidden. A
-    comment of another workspace, or already deleted, is NotFound.
+    The author or an admin (``comments:delete``) may delete; anyone else gets Forbidden, and
+    so does a viewer (read-only, even an author demoted later). A comment of another
+    workspace, or already deleted, is NotFound.
     """
-    ctx.require("comments:read")
+    ctx.require("comments:write")
     with ctx.engine.begin() as conn:
         row = repo.find_comment(conn, ctx.workspace, comment_id)
         if row is None:
