@@ -15,7 +15,6 @@ import orjson
 from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
-from benchbook.store.case_writes import hash_key as hash_key
 from benchbook.store.case_writes import write_cases as write_cases
 from benchbook.store.tables import (
     case_bodies,
@@ -188,7 +187,7 @@ def _driver_rows(conn: Connection, sql: str, params: Sequence[Any]) -> list[Any]
 _PAGE_SQL = (
     "SELECT vc.position, vc.case_id, cb.body FROM"
     " (SELECT position, case_id, body_id FROM version_cases"
-    "  WHERE version_pk = ? AND position > ? ORDER BY position LIMIT ?) vc"
+    "  WHERE version_pk = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?) vc"
     " JOIN case_bodies cb ON cb.id = vc.body_id ORDER BY vc.position"
 )
 
@@ -199,9 +198,12 @@ def case_page(
     """Up to ``limit`` cases after position ``after`` (keyset): ``(position, case_id, body)``.
 
     Walks the ``(version_pk, position)`` primary key, so a page costs the same at any depth.
+    Positions are dense (0…n-1, written in order), so the page is also bounded above by
+    ``after + limit``: PostgreSQL then keeps the index range scan even without statistics on a
+    freshly loaded table (without the bound it sorted the whole version: ~70 ms vs ~2 ms).
     """
     start = -1 if after is None else after
-    rows = _driver_rows(conn, _PAGE_SQL, (version_pk, start, limit))
+    rows = _driver_rows(conn, _PAGE_SQL, (version_pk, start, start + limit, limit))
     return [(p, cid, body.encode()) for p, cid, body in rows]
 
 
@@ -220,7 +222,7 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
     """Every case body of a version in order, fetched in keyset chunks of ``chunk`` cases."""
     after = -1
     while True:
-        rows = _driver_rows(conn, _PAGE_SQL, (version_pk, after, chunk))
+        rows = _driver_rows(conn, _PAGE_SQL, (version_pk, after, after + chunk, chunk))
         if not rows:
             return
         for _, _, body in rows:
