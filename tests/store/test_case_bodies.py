@@ -1,15 +1,25 @@
-"""Content-addressed bodies under integer ids (migration 0004): one body per hash, a hash key
-shared by two hashes keeps both, and existing data survives the migration both ways."""
+"""Content-addressed bodies under integer ids (migrations 0004, 0005): one body per hash, hashes
+sharing a prefix keep both, concurrent PostgreSQL imports neither wait on each other nor store a
+shared body twice, and existing data survives the migrations both ways."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
+import orjson
 import pytest
 from alembic import command
 from sqlalchemy import Engine, func, select, text
 
+from benchbook.contracts import Dataset
+from benchbook.contracts.registry import RegisterResult
+from benchbook.datasets.identity import dataset_meta, sha256_hex
+from benchbook.services import datasets as svc
+from benchbook.services.context import Context
 from benchbook.store import datasets as repo
+from benchbook.store.case_writes import PG_BATCH_ROWS, CaseRow
 from benchbook.store.engine import alembic_config, make_engine, migrate
 from benchbook.store.tables import case_bodies, version_cases
 
@@ -28,10 +38,11 @@ def _version(conn: object, version: str) -> int:
     )
 
 
-def test_two_hashes_sharing_a_hash_key_are_both_stored_and_read_back(engine: Engine) -> None:
-    prefix = "ab" * 8  # the same first 8 bytes, so the same hash_key
+def test_two_hashes_sharing_their_first_eight_bytes_are_both_stored_and_read_back(
+    engine: Engine,
+) -> None:
+    prefix = "ab" * 8  # the same first 8 bytes (what migration 0004 indexed as hash_key)
     h1, h2 = prefix + "1" * 48, prefix + "2" * 48
-    assert repo.hash_key(h1) == repo.hash_key(h2)
     rows = [("a", b'{"n":1}', h1), ("b", b'{"n":2}', h2)]
     with engine.begin() as conn:
         pk = _version(conn, "1.0.0")
@@ -47,12 +58,6 @@ def test_two_hashes_sharing_a_hash_key_are_both_stored_and_read_back(engine: Eng
         assert list(repo.iter_case_hashes(conn, pk2)) == [h2, h1]
         first, second = repo.body_index(conn, pk), repo.body_index(conn, pk2)
     assert first["a"][1] == second["a"][1] != first["b"][1] == second["b"][1]
-
-
-def test_a_hash_key_is_the_signed_first_eight_bytes() -> None:
-    assert repo.hash_key("00" * 7 + "01" + "f" * 48) == 1
-    assert repo.hash_key("ff" * 8 + "0" * 48) == -1
-    assert repo.hash_key("80" + "00" * 7 + "0" * 48) == -(1 << 63)
 
 
 def test_a_body_repeated_inside_one_import_is_stored_once(engine: Engine) -> None:
@@ -104,8 +109,10 @@ def test_stored_cases_survive_the_migration_to_integer_ids_and_back(old_schema: 
     with old_schema.connect() as conn:
         assert repo.case_page(conn, 1, None, 10) == [(0, "a", b'{"n":1}'), (1, "b", b"{}")]
         assert list(repo.iter_case_hashes(conn, 1)) == ["ff" * 32, "01" * 32]
-        keys = dict(conn.execute(select(case_bodies.c.hash, case_bodies.c.hash_key)).all())
-    assert keys == {"ff" * 32: -1, "01" * 32: repo.hash_key("01" * 32)}
+    command.downgrade(alembic_config(old_schema), "0004")
+    with old_schema.connect() as conn:
+        keys = dict(conn.execute(text("SELECT hash, hash_key FROM case_bodies")).all())
+    assert keys == {"ff" * 32: -1, "01" * 32: 0x0101010101010101}
     command.downgrade(alembic_config(old_schema), "0003")
     with old_schema.connect() as conn:
         rows = conn.execute(
@@ -115,3 +122,153 @@ def test_stored_cases_survive_the_migration_to_integer_ids_and_back(old_schema: 
             )
         ).all()
     assert [tuple(r) for r in rows] == [("a", '{"n":1}'), ("b", "{}")]
+
+
+def test_a_body_stored_twice_before_migration_0005_is_merged_onto_one_row(
+    empty_database_url: str,
+) -> None:
+    eng = make_engine(empty_database_url)
+    command.upgrade(alembic_config(eng), "0004")
+    h = "ee" * 32
+    with eng.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO workspaces (id, name, created_at)"
+                " VALUES ('default', 'Default', CURRENT_TIMESTAMP)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO dataset_versions (pk, workspace, dataset_id, version, is_prerelease,"
+                " tags, content_hash, case_count, created_by, created_at) VALUES"
+                " (1, 'default', 'ds', '1.0.0', false, '[]', 'x', 2, 't', CURRENT_TIMESTAMP)"
+            )
+        )
+        conn.execute(
+            text(
+                "INSERT INTO case_bodies (id, hash_key, hash, body)"
+                " VALUES (7, -1, :h, '{}'), (9, -1, :h, '{}')"
+            ),
+            {"h": h},
+        )
+        conn.execute(
+            text(
+                "INSERT INTO version_cases (version_pk, position, case_id, body_id)"
+                " VALUES (1, 0, 'a', 9), (1, 1, 'b', 7)"
+            )
+        )
+    migrate(eng)
+    with eng.connect() as conn:
+        assert conn.execute(select(case_bodies.c.id, case_bodies.c.hash)).all() == [(7, h)]
+        assert list(repo.iter_case_hashes(conn, 1)) == [h, h]
+        assert repo.case_page(conn, 1, None, 10) == [(0, "a", b"{}"), (1, "b", b"{}")]
+    eng.dispose()
+
+
+# --- concurrent PostgreSQL imports ------------------------------------------------------------
+
+_WAIT_S = 30.0
+
+
+def _case_rows(dataset_id: str, count: int, shared: str | None = None) -> list[CaseRow]:
+    """``count`` distinct cases of ``dataset_id``; a ``shared`` case id becomes the first case,
+    with a body equal in every dataset."""
+    ids = [f"{dataset_id}-{i}" for i in range(count)]
+    if shared is not None:
+        ids[0] = shared
+    bodies = [orjson.dumps({"id": i, "task": "shared" if i == shared else i}) for i in ids]
+    return [(i, body, sha256_hex(body)) for i, body in zip(ids, bodies, strict=True)]
+
+
+def _held_after_first_batch(
+    rows: list[CaseRow], written: threading.Event, release: threading.Event
+) -> Iterator[CaseRow]:
+    """Yield ``rows``; once the writer has merged its first batch, signal and wait for release."""
+    for i, row in enumerate(rows):
+        if i == PG_BATCH_ROWS:  # the writer flushed rows [0, PG_BATCH_ROWS) before asking
+            written.set()
+            assert release.wait(_WAIT_S), "the test never released import a"
+        yield row
+
+
+def _meta(dataset_id: str) -> dict[str, object]:
+    return dataset_meta(Dataset.model_validate({"id": dataset_id, "version": "1.0.0"}))
+
+
+def _start_a(
+    ctx: Context, rows: list[CaseRow], release: threading.Event
+) -> tuple[threading.Thread, list[object]]:
+    """Import ``a`` in a thread held open after its first batch; its outcome lands in the list."""
+    written, outcome = threading.Event(), []
+
+    def run() -> None:
+        try:
+            it = _held_after_first_batch(rows, written, release)
+            outcome.append(svc.store_version(ctx, "a", "1.0.0", _meta("a"), it))
+        except BaseException as exc:  # reported by the test thread
+            outcome.append(exc)
+            written.set()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    assert written.wait(_WAIT_S), "import a never wrote its first batch"
+    assert not outcome, f"import a ended early: {outcome}"
+    return thread, outcome
+
+
+def _read_back(ctx: Context, dataset_id: str, rows: list[CaseRow]) -> None:
+    exported = b"".join(svc.export_dataset(ctx, dataset_id, "1.0.0")).splitlines()
+    assert [orjson.loads(line)["id"] for line in exported] == [case_id for case_id, _, _ in rows]
+    with ctx.engine.connect() as conn:
+        pk = repo.find_version(conn, "default", dataset_id, "1.0.0")
+        assert pk is not None
+        assert list(repo.iter_case_hashes(conn, pk.pk)) == [h for _, _, h in rows]
+
+
+def test_two_postgresql_imports_of_different_bodies_run_at_the_same_time(
+    backend: str, ctx: Context
+) -> None:
+    if backend != "postgresql":
+        pytest.skip("SQLite serializes writers by design: one write transaction at a time")
+    rows_a, rows_b = _case_rows("a", PG_BATCH_ROWS + 5), _case_rows("b", 50)
+    release = threading.Event()
+    thread_a, outcome_a = _start_a(ctx, rows_a, release)
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            # b must finish while a is still open: no import-wide lock is held.
+            done_b = pool.submit(svc.store_version, ctx, "b", "1.0.0", _meta("b"), iter(rows_b))
+            assert done_b.result(timeout=_WAIT_S).created
+        assert thread_a.is_alive() and not outcome_a
+    finally:
+        release.set()
+        thread_a.join(_WAIT_S)
+    assert isinstance(outcome_a[0], RegisterResult) and outcome_a[0].created
+    _read_back(ctx, "a", rows_a)
+    _read_back(ctx, "b", rows_b)
+
+
+def test_two_postgresql_imports_sharing_a_new_body_store_it_once(
+    backend: str, ctx: Context
+) -> None:
+    if backend != "postgresql":
+        pytest.skip("SQLite serializes writers by design: one write transaction at a time")
+    rows_a = _case_rows("a", PG_BATCH_ROWS + 5, "shared")
+    rows_b = _case_rows("b", 50, "shared")
+    assert rows_a[0] == rows_b[0]
+    release = threading.Event()
+    thread_a, outcome_a = _start_a(ctx, rows_a, release)
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            done_b = pool.submit(svc.store_version, ctx, "b", "1.0.0", _meta("b"), iter(rows_b))
+            release.set()  # b waits on a's uncommitted insert of the shared body until a ends
+            assert done_b.result(timeout=_WAIT_S).created
+    finally:
+        release.set()
+        thread_a.join(_WAIT_S)
+    assert isinstance(outcome_a[0], RegisterResult) and outcome_a[0].created
+    with ctx.engine.connect() as conn:
+        count = select(func.count()).where(case_bodies.c.hash == rows_a[0][2])
+        assert conn.scalar(count) == 1
+        assert conn.scalar(select(func.count()).select_from(case_bodies)) == len(rows_a) + 49
+    _read_back(ctx, "a", rows_a)
+    _read_back(ctx, "b", rows_b)

@@ -65,20 +65,18 @@ workspaces = Table(
     Column("created_at", UTCDateTime(), nullable=False),
 )
 
-# Bodies are appended in load order under an integer id; lookups by hash go through the narrow
-# ``hash_key`` index (the first 8 bytes of the SHA-256 as a signed 64-bit integer) and compare the
-# full ``hash``, so two hashes sharing a key are both stored (migration 0004).
+# Bodies are appended in load order under an integer id (migration 0004); the UNIQUE index on the
+# full ``hash`` keeps one body per SHA-256 even across concurrent imports (migration 0005).
 case_bodies = Table(
     "case_bodies",
     metadata,
     Column(
         "id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True, autoincrement=True
     ),
-    Column("hash_key", BigInteger, nullable=False),
     Column("hash", String(64), nullable=False),
     Column("body", Text, nullable=False),
 )
-Index("ix_case_bodies_hash_key", case_bodies.c.hash_key)
+Index("uq_case_bodies_hash", case_bodies.c.hash, unique=True)
 
 dataset_versions = Table(
     "dataset_versions",
