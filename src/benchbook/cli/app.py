@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from functools import wraps
+from pathlib import Path
 from typing import Any, TypeVar
 
 import orjson
@@ -23,7 +24,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
-from benchbook.errors import BenchbookError
+from benchbook.errors import BenchbookError, InvalidInput
 from benchbook.services.context import Context, local_admin_context, open_engine
 from benchbook.settings import get_settings
 
@@ -109,3 +110,13 @@ def handle_errors(fn: F) -> F:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
+
+
+def read_json_file(path: Path) -> Any:
+    """Parse a JSON file. Raises InvalidInput naming the file (unreadable or not JSON)."""
+    try:
+        return orjson.loads(path.read_bytes())
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(f"{path}: not valid JSON: {exc}") from exc
+    except OSError as exc:
+        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc

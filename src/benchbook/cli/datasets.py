@@ -7,7 +7,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-import orjson
 import typer
 from pydantic import JsonValue
 from rich.markup import escape
@@ -23,6 +22,7 @@ from benchbook.cli.app import (
     handle_errors,
     local_context,
     print_outcome,
+    read_json_file,
 )
 from benchbook.contracts.diff import FieldChange
 from benchbook.errors import InvalidInput
@@ -30,15 +30,6 @@ from benchbook.services import datasets as svc
 
 datasets_app = typer.Typer(help="Browse, diff, export, tag and delete dataset versions.")
 app.add_typer(datasets_app, name="datasets")
-
-
-def _read_json(path: Path) -> object:
-    try:
-        return orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}: not valid JSON: {exc}") from exc
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
 
 
 @app.command()
@@ -49,7 +40,7 @@ def register(
     json: bool = JSON_OPTION,
 ) -> None:
     """Register a dataset version from a JSON file (identical content again is a no-op)."""
-    result = svc.register_dataset(local_context(), svc.parse_dataset(_read_json(file)), shared)
+    result = svc.register_dataset(local_context(), svc.parse_dataset(read_json_file(file)), shared)
     if json:
         return emit_json(result)
     state = "registered" if result.created else "revived" if result.revived else "unchanged"
@@ -63,7 +54,7 @@ def validate(
     json: bool = JSON_OPTION,
 ) -> None:
     """Dry-run a register: report schema errors by path and whether it would conflict."""
-    payload = _read_json(file)
+    payload = read_json_file(file)
     if not isinstance(payload, dict):
         raise InvalidInput("a dataset file must hold a JSON object")
     report = svc.validate_dataset(local_context(), payload)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import orjson
 import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -20,6 +19,7 @@ from benchbook.cli.app import (
     handle_errors,
     local_context,
     print_outcome,
+    read_json_file,
 )
 from benchbook.contracts.imports import ImportProgress
 from benchbook.errors import Conflict, InvalidInput
@@ -38,12 +38,7 @@ def _request(benchmark: str | None, spec: Path | None, **fields: Any) -> Any:
         raise InvalidInput("give a catalog benchmark id or --spec recipe.json (exactly one)")
     payload: dict[str, Any] = {k: v for k, v in fields.items() if v not in (None, False)}
     if spec is not None:
-        try:
-            payload["spec"] = orjson.loads(spec.read_bytes())
-        except orjson.JSONDecodeError as exc:
-            raise InvalidInput(f"{spec}: not valid JSON: {exc}") from exc
-        except OSError as exc:
-            raise InvalidInput(f"cannot read {spec}: {exc.strerror}") from exc
+        payload["spec"] = read_json_file(spec)
     else:
         payload["benchmark"] = benchmark
     return svc.parse_import_request(payload)

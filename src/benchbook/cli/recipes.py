@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-import orjson
 import typer
 from rich.markup import escape
 from rich.table import Table
@@ -18,21 +16,13 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    read_json_file,
 )
 from benchbook.errors import InvalidInput
 from benchbook.services import recipes as svc
 
 recipes_app = typer.Typer(help="Registered recipes: source + mapping + graders, versioned.")
 app.add_typer(recipes_app, name="recipes")
-
-
-def _read_json(path: Path) -> Any:
-    try:
-        return orjson.loads(path.read_bytes())
-    except orjson.JSONDecodeError as exc:
-        raise InvalidInput(f"{path}: not valid JSON: {exc}") from exc
-    except OSError as exc:
-        raise InvalidInput(f"cannot read {path}: {exc.strerror}") from exc
 
 
 @recipes_app.command()
@@ -43,7 +33,7 @@ def register(
     json: bool = JSON_OPTION,
 ) -> None:
     """Register a recipe version (identical again: unchanged; different: conflict)."""
-    result = svc.register_recipe(local_context(), svc.parse_recipe(_read_json(file)), shared)
+    result = svc.register_recipe(local_context(), svc.parse_recipe(read_json_file(file)), shared)
     if json:
         return emit_json(result)
     state = "registered" if result.created else "unchanged"
@@ -60,7 +50,7 @@ def validate(
     json: bool = JSON_OPTION,
 ) -> None:
     """Dry-run a register: errors by path, existing versions, conflicts. Writes nothing."""
-    payload = _read_json(file)
+    payload = read_json_file(file)
     if not isinstance(payload, dict):
         raise InvalidInput(f"{file}: a recipe must be a JSON object")
     report = svc.validate_recipe(local_context(), payload)
