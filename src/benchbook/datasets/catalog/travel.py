@@ -54,6 +54,18 @@ def _entry(**kwargs: Any) -> CatalogEntry:
     return CatalogEntry(Recipe(**kwargs), hook=hook)
 
 
+#: TravelPlanner validation columns kept as case metadata (the query is the task).
+TP_METADATA = [
+    "org",
+    "dest",
+    "days",
+    "date",
+    "level",
+    "budget",
+    "people_number",
+    "local_constraint",
+    "visiting_city_number",
+]
 TRAVELPLANNER = _entry(
     id="travelplanner",
     criteria=TRAVELPLANNER_CRITERIA,
@@ -68,17 +80,7 @@ TRAVELPLANNER = _entry(
         task_template=TP_TASK,
         env="prompt",
         tag_fields=["level"],
-        metadata_fields=[
-            "org",
-            "dest",
-            "days",
-            "date",
-            "level",
-            "budget",
-            "people_number",
-            "local_constraint",
-            "visiting_city_number",
-        ],
+        metadata_fields=TP_METADATA,
     ),
 )
 TRAVELPLANNER_FS = _entry(
@@ -101,17 +103,7 @@ TRAVELPLANNER_FS = _entry(
         env="repo",
         files_template={"reference_information.txt": "{reference_information?}"},
         tag_fields=["level"],
-        metadata_fields=[
-            "org",
-            "dest",
-            "days",
-            "date",
-            "level",
-            "budget",
-            "people_number",
-            "local_constraint",
-            "visiting_city_number",
-        ],
+        metadata_fields=TP_METADATA,
     ),
 )
 FLEX_TRAVELPLANNER = _entry(
