@@ -37,6 +37,7 @@ from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
 from benchbook.datasets.sources.hf_files import open_huggingface_source
 from benchbook.datasets.sources.hf_hub import HfHub
+from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import bump_version, pick_latest
 from benchbook.errors import InvalidInput
 from benchbook.services.context import Context
@@ -246,6 +247,10 @@ def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict
     return dataset_meta(parse_model(Dataset, payload, "dataset"))
 
 
+#: Sources read over the network: spooled to disk first (see ``datasets/spool.py``).
+REMOTE_SOURCES = frozenset({"huggingface", "url"})
+
+
 class _Counter:
     """Rows read and cases built, reported every 1000 rows or, at a 100-row boundary (a viewer
     page), once 0.25 s have passed; and once more when the stream ends, still inside the
@@ -316,9 +321,12 @@ def import_benchmark(
         meta = _meta(plan, dataset_id, version, source)
         counter = _Counter(progress, source)
         stream = case_rows(source.rows(), builder, request.limit, counter.on_row)
-        result = store_version(
-            ctx, dataset_id, version, meta, counter.track(stream), request.shared
-        )
+        with CaseRowSpool() as spool:
+            if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
+                stream = spool.drain(stream).replay()
+            result = store_version(
+                ctx, dataset_id, version, meta, counter.track(stream), request.shared
+            )
     return ImportResult(
         workspace=result.workspace,
         id=result.id,
