@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
-import orjson
 from pydantic import TypeAdapter, ValidationError
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
@@ -528,8 +527,3 @@ def get_dataset_activity(
 def parse_dataset(payload: Any) -> Dataset:
     """Validate a dataset body; InvalidInput lists every problem by path."""
     return parse_model(Dataset, payload, "dataset")
-
-
-def dumps(value: Any) -> bytes:
-    """JSON bytes for transports that stream."""
-    return orjson.dumps(value)

@@ -365,11 +365,6 @@ def replace_tags(
         )
 
 
-def drop_tags_of(conn: Connection, version_pks: Sequence[int]) -> None:
-    """Remove tags pointing at the given versions (used when they are tombstoned)."""
-    conn.execute(delete(version_tags).where(version_tags.c.version_pk.in_(list(version_pks))))
-
-
 def count_live(conn: Connection, workspace: str, dataset_id: str) -> int:
     """How many live versions one id has in one workspace."""
     return int(
