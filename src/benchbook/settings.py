@@ -29,6 +29,13 @@ class Settings(BaseSettings):
             generated into ``home/secret.key`` on first use and reused.
         api_key: the ``bb_…`` key ``benchbook mcp`` (stdio) acts with (``BENCHBOOK_API_KEY``);
             unset, it acts as the local admin.
+        chromium: the browser binary started for ``browser`` environments.
+        work_root: parent of per-case private working directories (default: the system
+            temporary directory's ``benchbook-work``).
+        pricing_file: a pricing table JSON replacing the shipped one (SPEC H.6).
+        trace_file_bytes: traces larger than this (uncompressed JSON bytes) are kept as files
+            under ``home/traces`` (default 1 MiB).
+        run_worker: whether ``benchbook serve`` executes queued runs in the background.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -50,6 +57,11 @@ class Settings(BaseSettings):
     )
     secret_key: str | None = None
     api_key: str | None = None
+    chromium: str = "/usr/bin/chromium"
+    work_root: Path | None = None
+    pricing_file: Path | None = None
+    trace_file_bytes: int = 1024 * 1024
+    run_worker: bool = True
 
     def resolved_database_url(self) -> str:
         """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""

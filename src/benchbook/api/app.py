@@ -18,11 +18,13 @@ from benchbook.api import (
     benchmarks,
     comments,
     datasets,
+    harnesses,
     hf,
     jobs,
     keys,
     members,
     recipes,
+    runs,
     secrets,
 )
 from benchbook.api.errors import install_error_handlers
@@ -104,6 +106,8 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(benchmarks.router)
     app.include_router(recipes.router)
     app.include_router(jobs.router)
+    app.include_router(harnesses.router)
+    app.include_router(runs.router)
     app.include_router(accounts.router)
     for router in (comments.router, secrets.router, keys.router, members.router):
         app.include_router(router)

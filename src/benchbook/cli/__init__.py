@@ -3,9 +3,11 @@
 from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     accounts,
     datasets,
+    harnesses,
     imports,
     mcp,
     recipes,
+    runs,
     server,
 )
 from benchbook.cli.app import app

@@ -26,7 +26,7 @@ def serve(
     host: str | None = typer.Option(None, help="Interface (default 127.0.0.1)."),
     port: int | None = typer.Option(None, min=1, max=65535, help="Port (default 8000)."),
 ) -> None:
-    """Serve the HTTP API (and, when built, the dashboard and MCP) with uvicorn."""
+    """Serve the dashboard, the HTTP API and MCP with uvicorn, plus the runs worker."""
     import uvicorn
 
     from benchbook.api.app import create_app
@@ -40,4 +40,9 @@ def serve(
             f"[bold]{escape(password)}[/]"
             " (shown once; create your own users with 'benchbook users create')"
         )
+    if settings.run_worker:
+        from benchbook.services.run_execution import RunWorker
+
+        # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
+        RunWorker(application.state.engine, settings).start()
     uvicorn.run(application, host=host or settings.host, port=port or settings.port)

@@ -23,7 +23,17 @@ import mcp.types as types
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
-from benchbook.mcp import accounts, benchmarks, comments, datasets, jobs, recipes, secrets
+from benchbook.mcp import (
+    accounts,
+    benchmarks,
+    comments,
+    datasets,
+    harnesses,
+    jobs,
+    recipes,
+    runs,
+    secrets,
+)
 from benchbook.mcp.guide import ToolGuide
 from benchbook.services.context import Context
 from benchbook.services.registry import OPERATIONS
@@ -43,6 +53,8 @@ GUIDES: dict[str, ToolGuide] = {
     **comments.GUIDES,
     **secrets.GUIDES,
     **accounts.GUIDES,
+    **harnesses.GUIDES,
+    **runs.GUIDES,
 }
 
 STREAM_SCHEMA: dict[str, Any] = {

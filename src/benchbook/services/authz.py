@@ -19,11 +19,17 @@ READ_ACTIONS = frozenset(
         "account:manage",
     }
 )
-WRITE_ACTIONS = frozenset(
-    {"datasets:write", "comments:write", "runs:write", "harnesses:write", "recipes:write"}
-)
+WRITE_ACTIONS = frozenset({"datasets:write", "comments:write", "runs:write", "recipes:write"})
+#: ``harnesses:write`` is admin-only: registering a harness is code execution on the server.
 ADMIN_ACTIONS = frozenset(
-    {"datasets:delete", "secrets:read", "secrets:write", "members:manage", "comments:delete"}
+    {
+        "harnesses:write",
+        "datasets:delete",
+        "secrets:read",
+        "secrets:write",
+        "members:manage",
+        "comments:delete",
+    }
 )
 
 ROLE_ACTIONS: dict[Role, frozenset[str]] = {

@@ -507,13 +507,15 @@ def get_dataset_activity(
     ctx: Context, dataset_id: str, before: int | None = None, limit: int = 50
 ) -> ActivityPage:
     """The dataset's timeline, newest first: registered, deleted, revived and tagged events of
-    the owner merged with the caller's workspace's comments; ``before`` takes ``next_before``.
+    the owner merged with the caller's workspace's comments, and runs (``kind: "run"`` with
+    ``run_id``, ``harness``, ``version`` and the run's current ``status``, ``pass_rate``,
+    ``done``/``total``); ``before`` takes ``next_before``.
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
     with ctx.engine.connect() as conn:
         owner = resolve_owner(conn, ctx.workspace, dataset_id)
-        return resource_timeline(
+        page = resource_timeline(
             conn,
             owner=owner,
             workspace=ctx.workspace,
@@ -522,6 +524,12 @@ def get_dataset_activity(
             before=before,
             limit=limit,
         )
+        from benchbook.services.runs import with_run_status  # runs import the data layer
+
+        for item in page.items:
+            if item.kind == "run" and ctx.allows("runs:read"):
+                item.details = with_run_status(conn, ctx.workspace, item.details)
+        return page
 
 
 def parse_dataset(payload: Any) -> Dataset:

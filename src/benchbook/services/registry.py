@@ -16,11 +16,14 @@ from benchbook.services import (
     accounts,
     comments,
     datasets,
+    harnesses,
     hf,
     imports,
     jobs,
     keys,
     recipes,
+    runs,
+    scorecards,
     secrets,
 )
 
@@ -71,6 +74,21 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         accounts.list_users,
         accounts.create_workspace,
         accounts.list_workspaces,
+        harnesses.register_harness,
+        harnesses.list_harnesses,
+        harnesses.get_harness,
+        harnesses.delete_harness_version,
+        runs.start_run,
+        runs.list_runs,
+        runs.get_run,
+        runs.list_run_results,
+        runs.get_run_trace,
+        runs.cancel_run,
+        runs.resume_run,
+        runs.retry_run,
+        scorecards.rescore_run,
+        scorecards.list_scorecards,
+        scorecards.get_scorecard,
     )
 }
 """Operation name → service function, in SPEC D order."""

@@ -13,11 +13,13 @@ import base64
 import os
 import re
 import secrets as random_source
+from collections.abc import Iterable
 from pathlib import Path
 
 from cryptography.fernet import Fernet, InvalidToken
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+from sqlalchemy import Engine
 
 from benchbook.contracts.accounts import SecretInfo, SecretScope
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
@@ -144,3 +146,32 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
                     {"name": name, "scope": scope},
                 ) from exc
     return None
+
+
+def secret_values_for(
+    engine: Engine, settings: Settings, user_id: str, workspace: str, names: Iterable[str]
+) -> dict[str, str]:
+    """Values of ``names`` for ``user_id`` acting in ``workspace``, requester first (the user's
+    own secret, else the workspace's); names with neither are left out.
+
+    Internal (no transport exposes it): a run's executor resolves its harness's and judges'
+    secrets for the run's creator, whose right to start the run was checked by ``start_run``.
+    """
+    cipher = _cipher(settings)
+    out: dict[str, str] = {}
+    with engine.connect() as conn:
+        for name in names:
+            for scope, owner in (("user", user_id), ("workspace", workspace)):
+                token = repo.get_ciphertext(conn, scope, owner, name)
+                if token is None:
+                    continue
+                try:
+                    out[name] = cipher.decrypt(token.encode()).decode()
+                except InvalidToken as exc:
+                    raise BenchbookError(
+                        f"{scope} secret {name!r} cannot be decrypted: the installation key "
+                        "changed",
+                        {"name": name, "scope": scope},
+                    ) from exc
+                break
+    return out

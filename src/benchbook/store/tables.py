@@ -15,9 +15,11 @@ from sqlalchemy import (
     Boolean,
     Column,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -279,3 +281,113 @@ import_jobs = Table(
     Column("finished_at", UTCDateTime()),
 )
 Index("ix_import_jobs_workspace", import_jobs.c.workspace, import_jobs.c.created_at)
+
+_BIGPK = BigInteger().with_variant(Integer, "sqlite")
+
+harnesses = Table(
+    "harnesses",
+    metadata,
+    Column("pk", _BIGPK, primary_key=True, autoincrement=True),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("harness_id", String(128), nullable=False),
+    Column("version", String(128), nullable=False),
+    Column("is_prerelease", Boolean, nullable=False),
+    Column("kind", String(16), nullable=False),  # command|openai|python
+    Column("body", Text, nullable=False),  # canonical JSON of the parsed Harness
+    Column("content_hash", String(64), nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("deleted_at", UTCDateTime()),  # tombstone: hidden from reads, bytes kept
+    UniqueConstraint("workspace", "harness_id", "version", name="uq_harnesses_key"),
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", String(40), primary_key=True),  # run_<hex>
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("dataset_pk", BigInteger, ForeignKey("dataset_versions.pk"), nullable=False),
+    Column("dataset_id", String(128), nullable=False),
+    Column("dataset_version", String(128), nullable=False),
+    Column("dataset_content_hash", String(64), nullable=False),
+    Column("harness_pk", BigInteger, ForeignKey("harnesses.pk"), nullable=False),
+    Column("harness_ref", String(260), nullable=False),  # id@version
+    Column("harness_hash", String(64), nullable=False),
+    Column("plan", Text, nullable=False),  # RunPlan JSON
+    Column("plan_hash", String(64), nullable=False),
+    Column("settings", Text, nullable=False),  # RunSettings JSON
+    Column("status", String(20), nullable=False),
+    Column("error", Text),
+    Column("total", BigInteger, nullable=False),  # (case, sample) pairs selected
+    Column("spent_usd", Float, nullable=False),
+    Column("scorecard_id", String(40)),  # the run's own scorecard
+    Column("cancel_requested", Boolean, nullable=False),
+    Column("claimed_by", String(80)),  # the executing process (host:pid:nonce)
+    Column("heartbeat_at", UTCDateTime()),
+    Column("reproducibility", Text, nullable=False),  # JSON (SPEC H.9)
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("started_at", UTCDateTime()),
+    Column("finished_at", UTCDateTime()),
+)
+Index("ix_runs_workspace", runs.c.workspace, runs.c.created_at)
+Index("ix_runs_dataset", runs.c.dataset_pk)
+Index("ix_runs_status", runs.c.status)
+
+case_results = Table(
+    "case_results",
+    metadata,
+    Column("run_id", String(40), ForeignKey("runs.id"), primary_key=True),
+    Column("case_id", String(512), primary_key=True),
+    Column("sample", Integer, primary_key=True),
+    Column("position", BigInteger, nullable=False),  # the case's position in the version
+    Column("status", String(10), nullable=False),  # ok|error|not_run
+    Column("error", Text),
+    Column("answer", Text, nullable=False),
+    Column("passed", Boolean),
+    Column("cost_usd", Float),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("duration_ms", BigInteger, nullable=False),
+    Column("trace", LargeBinary),  # zlib-compressed Trace JSON (None when kept as a file)
+    Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
+    Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
+    Column("finished_at", UTCDateTime(), nullable=False),
+)
+Index(
+    "ix_case_results_order", case_results.c.run_id, case_results.c.position, case_results.c.sample
+)
+
+scorecards = Table(
+    "scorecards",
+    metadata,
+    Column("id", String(40), primary_key=True),  # sc_<hex>
+    Column("run_id", String(40), ForeignKey("runs.id"), nullable=False),
+    Column("plan", Text, nullable=False),
+    Column("plan_hash", String(64), nullable=False),
+    Column("rescore_of", String(40)),
+    Column("summary", Text),  # Scorecard JSON once computed
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+Index("ix_scorecards_run", scorecards.c.run_id, scorecards.c.created_at)
+
+scorecard_scores = Table(
+    "scorecard_scores",
+    metadata,
+    Column("scorecard_id", String(40), ForeignKey("scorecards.id"), primary_key=True),
+    Column("case_id", String(512), primary_key=True),
+    Column("sample", Integer, primary_key=True),
+    Column("passed", Boolean),
+    Column("scores", Text, nullable=False),  # [Score] JSON
+)
+
+judge_verdicts = Table(
+    "judge_verdicts",
+    metadata,
+    Column("workspace", String(64), primary_key=True),
+    Column("judge_hash", String(64), primary_key=True),
+    Column("input_hash", String(64), primary_key=True),
+    Column("verdict", Text, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)

@@ -1,9 +1,15 @@
-"""Grader registry (SPEC H): grader id → ``grader(spec, prediction, case) -> Score``.
+"""Grader registries (SPEC H.5).
 
-Implemented here on a final answer: ``answer-match``, ``numeric`` (GSM8K), ``gaia`` (the GAIA
-question scorer) and ``regex``. The other SPEC H ids are registered so catalog entries and run
-plans can name them, and are graded ``skipped`` until the run layer supplies what they need
-(see :mod:`benchbook.eval.graders.deferred`).
+- :data:`GRADERS` — every known grader id → ``grader(spec, prediction, case) -> Score`` on a
+  final answer alone: ``answer-match``, ``numeric`` (GSM8K), ``gaia`` (the GAIA question scorer)
+  and ``regex`` grade it; the ids that need more are ``skipped`` here
+  (:mod:`benchbook.eval.graders.deferred`). Its keys are the set of known grader ids.
+- :data:`TRACE_GRADERS` — ``steps``, ``cost``, ``latency``: ``(spec, submission, case)``
+  (:mod:`benchbook.eval.graders.trace_limits`).
+- :data:`WORKSPACE_GRADERS` — ``command``, ``tests-pass``: ``async (spec, submission, case)``
+  (:mod:`benchbook.eval.graders.command`).
+
+:func:`benchbook.eval.grading.grade_submission` dispatches over all of them (and the judge).
 
 :func:`grade` never raises for a known grader: an exception inside a grader becomes a score with
 ``status = error`` (DESIGN: errors are data). An unknown id is a planning error (InvalidInput
@@ -18,10 +24,12 @@ from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
 from benchbook.eval.graders.answer_match import grade_answer_match
+from benchbook.eval.graders.command import WORKSPACE_GRADERS, WorkspaceGrader
 from benchbook.eval.graders.deferred import grade_judge, needs
 from benchbook.eval.graders.gaia import grade_gaia
 from benchbook.eval.graders.numeric import grade_numeric
 from benchbook.eval.graders.regex import grade_regex
+from benchbook.eval.graders.trace_limits import TRACE_GRADERS, TraceGrader
 from benchbook.eval.graders.verdicts import Grader, error
 
 GRADERS: dict[str, Grader] = {
@@ -64,4 +72,13 @@ def grade(spec: GraderSpec, prediction: str, case: Case) -> Score:
         return error(spec, f"{type(exc).__name__}: {exc}")
 
 
-__all__ = ["GRADERS", "Grader", "check_grader_ids", "grade"]
+__all__ = [
+    "GRADERS",
+    "TRACE_GRADERS",
+    "WORKSPACE_GRADERS",
+    "Grader",
+    "TraceGrader",
+    "WorkspaceGrader",
+    "check_grader_ids",
+    "grade",
+]

@@ -1,9 +1,12 @@
-"""Graders whose ids are known (SPEC H) but which need more than a final answer.
+"""Answer-only stand-ins for the graders that need more than a final answer.
 
-``judge`` needs a model endpoint; ``command``, ``tests-pass`` and ``swe-bench`` need the case
-workspace; ``steps``, ``cost``, ``latency`` and ``localization`` need the trace. Until the run
-layer hands those in, each returns ``status = skipped`` naming what is missing — never a verdict.
-The ``judge`` grader still checks its rubric: a malformed rubric is ``status = error``.
+:func:`benchbook.eval.graders.grade` sees only ``(spec, prediction, case)``. For the graders
+that need the trace (``steps``, ``cost``, ``latency``), the case workspace (``command``,
+``tests-pass``) or a model endpoint (``judge``) it returns ``status = skipped`` naming what is
+missing — never a verdict. :func:`benchbook.eval.grading.grade_submission` grades them for real
+from a :class:`~benchbook.eval.grading.Submission`. ``swe-bench`` and ``localization`` (SPEC I)
+are still skipped there too. The ``judge`` stand-in checks its rubric: a malformed rubric is
+``status = error``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,153 @@
+"""Run and scorecard routes (SPEC H.4, H.6, H.8).
+
+``POST /api/runs`` returns at once with the run ``queued``; the worker inside
+``benchbook serve`` executes it. Each route's ``operation_id`` is the service function's name.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query
+from starlette.concurrency import run_in_threadpool
+
+from benchbook.api.deps import ContextDep
+from benchbook.api.errors import error_responses
+from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.run import CaseResult, Run, StartRunRequest, Trace
+from benchbook.contracts.scorecard import Scorecard
+from benchbook.services import runs as svc
+from benchbook.services import scorecards as cards
+
+router = APIRouter(prefix="/api", tags=["runs"])
+
+
+@router.post(
+    "/runs",
+    operation_id="start_run",
+    status_code=202,
+    response_model=Run,
+    responses=error_responses(400, 403, 404),
+)
+def start_run(ctx: ContextDep, request: Annotated[StartRunRequest, Body()]) -> Run:
+    """Plan a run and queue it (202); poll ``GET /api/runs/{id}``. 400 for unknown graders
+    (known ids listed), an empty subset or a missing secret; 404 for an unknown dataset or
+    harness version."""
+    return svc.start_run(ctx, request)
+
+
+@router.get("/runs", operation_id="list_runs", response_model=list[Run])
+def list_runs(
+    ctx: ContextDep,
+    dataset: Annotated[str | None, Query(description="Dataset id or id@version.")] = None,
+    harness: Annotated[str | None, Query(description="Harness id or id@version.")] = None,
+    status: Annotated[str | None, Query(description="One run status.")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+) -> list[Run]:
+    """The workspace's runs, newest first."""
+    return svc.list_runs(ctx, dataset, harness, status, limit)
+
+
+@router.get(
+    "/runs/{run_id}", operation_id="get_run", response_model=Run, responses=error_responses(404)
+)
+def get_run(ctx: ContextDep, run_id: str) -> Run:
+    """One run with its counts and pass rate so far."""
+    return svc.get_run(ctx, run_id)
+
+
+@router.get(
+    "/runs/{run_id}/results",
+    operation_id="list_run_results",
+    response_model=list[CaseResult],
+    responses=error_responses(400, 404),
+)
+def list_run_results(
+    ctx: ContextDep,
+    run_id: str,
+    after: Annotated[str | None, Query(description="Cursor 'position:sample'.")] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[CaseResult]:
+    """A page of (case, sample) results in dataset order with their scores (no traces)."""
+    return svc.list_run_results(ctx, run_id, after, limit)
+
+
+@router.get(
+    "/runs/{run_id}/traces/{case_id:path}",
+    operation_id="get_run_trace",
+    response_model=Trace,
+    responses=error_responses(404),
+)
+def get_run_trace(
+    ctx: ContextDep, run_id: str, case_id: str, sample: Annotated[int, Query(ge=0)] = 0
+) -> Trace:
+    """The full trace of one (case, sample)."""
+    return svc.get_run_trace(ctx, run_id, case_id, sample)
+
+
+@router.post(
+    "/runs/{run_id}/cancel",
+    operation_id="cancel_run",
+    response_model=Run,
+    responses=error_responses(403, 404),
+)
+def cancel_run(ctx: ContextDep, run_id: str) -> Run:
+    """Ask a run to stop; in-flight cases finish and are kept."""
+    return svc.cancel_run(ctx, run_id)
+
+
+@router.post(
+    "/runs/{run_id}/resume",
+    operation_id="resume_run",
+    response_model=Run,
+    responses=error_responses(403, 404, 409),
+)
+def resume_run(ctx: ContextDep, run_id: str) -> Run:
+    """Queue the run again: only (case, sample) pairs without a result run."""
+    return svc.resume_run(ctx, run_id)
+
+
+@router.post(
+    "/runs/{run_id}/retry",
+    operation_id="retry_run",
+    response_model=Run,
+    responses=error_responses(403, 404, 409),
+)
+def retry_run(ctx: ContextDep, run_id: str) -> Run:
+    """Queue the run's errored (case, sample) pairs again, into the same run."""
+    return svc.retry_run(ctx, run_id)
+
+
+@router.post(
+    "/runs/{run_id}/rescore",
+    operation_id="rescore_run",
+    response_model=Scorecard,
+    responses=error_responses(400, 403, 404, 409),
+)
+async def rescore_run(
+    ctx: ContextDep, run_id: str, graders: Annotated[list[GraderSpec], Body(embed=True)]
+) -> Scorecard:
+    """Grade the run's saved traces under another plan (no harness call): a new scorecard."""
+    return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders)
+
+
+@router.get(
+    "/runs/{run_id}/scorecards",
+    operation_id="list_scorecards",
+    response_model=list[Scorecard],
+    responses=error_responses(404),
+)
+def list_scorecards(ctx: ContextDep, run_id: str) -> list[Scorecard]:
+    """The run's scorecards: its own first, then rescores."""
+    return cards.list_scorecards(ctx, run_id)
+
+
+@router.get(
+    "/scorecards/{scorecard_id}",
+    operation_id="get_scorecard",
+    response_model=Scorecard,
+    responses=error_responses(404),
+)
+def get_scorecard(ctx: ContextDep, scorecard_id: str) -> Scorecard:
+    """One scorecard (a running run's is computed on the fly)."""
+    return cards.get_scorecard(ctx, scorecard_id)

@@ -1,0 +1,314 @@
+"""``benchbook run`` and ``benchbook runs …``: evaluate a harness on a dataset, in this process.
+
+``benchbook run DATASET[@REF] --harness H[@REF]`` plans the run, holds it for this process and
+executes it with a live progress bar (done/total, pass rate so far, cost so far, ETA), then
+prints the scorecard. ``runs resume RUN`` finishes a run whose process died; ``runs retry``
+reruns its errored cases; ``runs cancel`` asks a running one to stop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import typer
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    emit_json,
+    handle_errors,
+    local_context,
+)
+from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.run import Run, RunSettings, StartRunRequest
+from benchbook.errors import InvalidInput
+from benchbook.services import run_execution, runs, scorecards
+from benchbook.services.context import Context
+from benchbook.services.validation import parse_model
+
+runs_app = typer.Typer(help="Evaluation runs: list, show, results, traces, resume, retry, cancel.")
+app.add_typer(runs_app, name="runs")
+
+GRADER_HELP = (
+    "A grader replacing the cases' own: ID or ID=JSON-config (repeatable), e.g. numeric, "
+    '\'regex={"pattern": "^yes"}\'.'
+)
+
+
+def parse_grader(text: str) -> GraderSpec:
+    """``ID`` or ``ID={json config}`` → GraderSpec. Raises InvalidInput naming the option."""
+    gid, sep, raw = text.partition("=")
+    config: Any = {}
+    if sep:
+        try:
+            config = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise InvalidInput(f"--grader {gid}: the config is not JSON: {exc}") from exc
+    return parse_model(GraderSpec, {"id": gid.strip(), "config": config}, f"--grader {gid}")
+
+
+def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: bool) -> Run:
+    total = run.counts.total
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TextColumn("{task.fields[cost]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=True, disable=quiet) as bar:
+        done0 = run.counts.done + run.counts.not_run
+        task = bar.add_task(run.id, total=total, completed=done0, rate="", cost="")
+
+        def report(counts: dict[str, int], spent_usd: float) -> None:
+            n = counts["ok"] + counts["error"]
+            rate = f"pass {counts['passed'] / n:.1%}" if n else ""
+            bar.update(
+                task,
+                completed=counts["done"] + counts["not_run"],
+                rate=rate,
+                cost=f"${spent_usd:.4f}" if spent_usd else "",
+            )
+
+        return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
+
+
+def print_run(run: Run) -> None:
+    """The run's outcome lines and its scorecard summary."""
+    c = run.counts
+    console.print(
+        f"run [bold]{escape(run.id)}[/] {escape(run.status)}: {escape(run.harness)} on "
+        f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {c.error:,} errors, "
+        f"{c.not_run:,} not run"
+    )
+    if run.scorecard_id:
+        card = scorecards.get_scorecard(local_context_cached(), run.scorecard_id)
+        if card.pass_rate is not None and card.pass_interval is not None:
+            console.print(
+                f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
+                f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
+            )
+        for k, v in card.pass_at_k.items():
+            if len(card.pass_at_k) > 1:
+                console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")
+        if card.cost_usd:
+            console.print(f"cost ${card.cost_usd:.4f}", markup=False)
+        if card.latency.p50_ms is not None:
+            console.print(
+                f"latency p50 {card.latency.p50_ms:.0f} ms, p95 {card.latency.p95_ms:.0f} ms",
+                markup=False,
+            )
+
+
+_CTX: list[Context] = []
+
+
+def local_context_cached() -> Context:
+    """One local admin context per process (opening one migrates the database)."""
+    if not _CTX:
+        _CTX.append(local_context())
+    return _CTX[0]
+
+
+@app.command("run")
+@handle_errors
+def run_command(
+    dataset: str = typer.Argument(..., help="DATASET or DATASET@VERSION|TAG|latest."),
+    harness: str = typer.Option(..., "--harness", help="HARNESS or HARNESS@VERSION|latest."),
+    grader: list[str] = typer.Option([], "--grader", "-g", help=GRADER_HELP),
+    concurrency: int = typer.Option(4, min=1, max=1024, help="Cases in flight."),
+    repeats: int = typer.Option(1, min=1, max=100, help="Samples per case (pass@k)."),
+    case_id: list[str] = typer.Option([], "--case-id", help="Only these case ids (repeatable)."),
+    tag: list[str] = typer.Option([], "--tag", help="Only cases with one of these tags."),
+    limit: int | None = typer.Option(None, min=1, help="Only the first N selected cases."),
+    budget_usd: float | None = typer.Option(None, min=0, help="Stop starting cases at this spend."),
+    timeout_s: int | None = typer.Option(None, min=1, help="Per-case timeout (seconds)."),
+    detach: bool = typer.Option(False, help="Only queue it for a running server's worker."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Run HARNESS on every case of DATASET, grade the answers and print the scorecard."""
+    ctx = local_context_cached()
+    settings = parse_model(
+        RunSettings,
+        {
+            "concurrency": concurrency,
+            "repeats": repeats,
+            "case_ids": case_id or None,
+            "tags": tag or None,
+            "limit": limit,
+            "budget_usd": budget_usd,
+            "timeout_s": timeout_s,
+        },
+        "run settings",
+    )
+    request = StartRunRequest(
+        dataset=dataset,
+        harness=harness,
+        graders=[parse_grader(g) for g in grader] or None,
+        settings=settings,
+    )
+    if detach:
+        run = runs.start_run(ctx, request)
+    else:
+        worker = run_execution.worker_id()
+        run = runs.create_run(ctx, request, holder=worker)
+        if not json:
+            console.print(f"run [bold]{escape(run.id)}[/]: {run.counts.total:,} case samples")
+        run = _execute(ctx, run, worker, False, json)
+    if json:
+        return emit_json(run)
+    print_run(run)
+
+
+@runs_app.command("list")
+@handle_errors
+def list_(
+    dataset: str | None = typer.Option(None, help="Only runs of this dataset (id or id@version)."),
+    harness: str | None = typer.Option(None, help="Only runs of this harness (id or id@version)."),
+    status: str | None = typer.Option(None, help="Only runs with this status."),
+    limit: int = typer.Option(50, min=1, max=500),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Runs of the workspace, newest first."""
+    items = runs.list_runs(local_context_cached(), dataset, harness, status, limit)
+    if json:
+        return emit_json(items)
+    table = Table("run", "dataset", "harness", "status", "done", "pass rate", "cost", "started")
+    for r in items:
+        rate = f"{r.pass_rate:.1%}" if r.pass_rate is not None else ""
+        table.add_row(
+            cell(r.id),
+            cell(r.dataset),
+            cell(r.harness),
+            cell(r.status),
+            cell(f"{r.counts.done:,}/{r.counts.total:,}"),
+            cell(rate),
+            cell(f"${r.spent_usd:.4f}" if r.spent_usd else ""),
+            cell(r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),
+        )
+    console.print(table)
+
+
+@runs_app.command()
+@handle_errors
+def show(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+    """One run with its scorecard summary."""
+    run = runs.get_run(local_context_cached(), run_id)
+    if json:
+        return emit_json(run)
+    print_run(run)
+
+
+@runs_app.command()
+@handle_errors
+def results(
+    run_id: str = typer.Argument(...),
+    after: str | None = typer.Option(None, help="Cursor 'position:sample' of the previous page."),
+    limit: int = typer.Option(50, min=1, max=500),
+    json: bool = JSON_OPTION,
+) -> None:
+    """A page of a run's (case, sample) results with their scores."""
+    items = runs.list_run_results(local_context_cached(), run_id, after, limit)
+    if json:
+        return emit_json(items)
+    table = Table("case", "sample", "status", "passed", "answer", "scores")
+    for r in items:
+        scores = ", ".join(f"{s.metric}={s.value:g}" for s in r.scores)
+        table.add_row(
+            cell(r.case_id),
+            cell(r.sample),
+            cell(r.status if not r.error else f"{r.status}: {r.error}"),
+            cell("" if r.passed is None else "yes" if r.passed else "no"),
+            cell(r.answer[:60]),
+            cell(scores),
+        )
+    console.print(table)
+
+
+@runs_app.command()
+@handle_errors
+def trace(
+    run_id: str = typer.Argument(...),
+    case_id: str = typer.Argument(...),
+    sample: int = typer.Option(0, min=0),
+) -> None:
+    """The full trace of one (case, sample) as JSON."""
+    emit_json(runs.get_run_trace(local_context_cached(), run_id, case_id, sample))
+
+
+def _rerun(run: Run, force: bool, json: bool) -> None:
+    ctx = local_context_cached()
+    run = _execute(ctx, run, None, force, json)
+    if json:
+        return emit_json(run)
+    print_run(run)
+
+
+@runs_app.command()
+@handle_errors
+def resume(
+    run_id: str = typer.Argument(...),
+    force: bool = typer.Option(False, help="Take the run over even if its holder looks alive."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Finish a run in this process: only the (case, sample) pairs without a result run."""
+    ctx = local_context_cached()
+    current = runs.get_run(ctx, run_id)
+    if current.status in ("queued", "running"):
+        _rerun(current, force, json)
+    else:
+        _rerun(runs.resume_run(ctx, run_id), force, json)
+
+
+@runs_app.command()
+@handle_errors
+def retry(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+    """Run a run's errored (case, sample) pairs again, into the same run."""
+    _rerun(runs.retry_run(local_context_cached(), run_id), False, json)
+
+
+@runs_app.command()
+@handle_errors
+def cancel(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+    """Ask a run to stop (in-flight cases finish and are kept)."""
+    run = runs.cancel_run(local_context_cached(), run_id)
+    if json:
+        return emit_json(run)
+    console.print(f"run {escape(run.id)}: {escape(run.status)}")
+
+
+@runs_app.command()
+@handle_errors
+def rescore(
+    run_id: str = typer.Argument(...),
+    grader: list[str] = typer.Option(..., "--grader", "-g", help=GRADER_HELP),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Grade a finished run's saved traces with other graders (no harness call)."""
+    card = scorecards.rescore_run(local_context_cached(), run_id, [parse_grader(g) for g in grader])
+    if json:
+        return emit_json(card)
+    rate = f"{card.pass_rate:.2%}" if card.pass_rate is not None else "n/a"
+    console.print(f"scorecard [bold]{escape(card.id)}[/] for {escape(run_id)}: pass rate {rate}")
+
+
+@runs_app.command("scorecard")
+@handle_errors
+def scorecard(scorecard_id: str = typer.Argument(...)) -> None:
+    """One scorecard as JSON."""
+    emit_json(scorecards.get_scorecard(local_context_cached(), scorecard_id))

@@ -1,0 +1,179 @@
+"""Harness contracts (SPEC H.1): the agent under evaluation, registered like a dataset.
+
+A harness is ``{id, version, description?, kind, config}`` — immutable and versioned exactly like
+datasets (identity = SHA-256 of the canonical JSON of the parsed model, defaults filled). The
+``config`` shape depends on ``kind``:
+
+- ``command`` — :class:`CommandConfig`: a process started per (case, sample).
+- ``openai`` — :class:`OpenAIConfig`: one chat-completions call per (case, sample) through the
+  official ``openai`` client against any OpenAI-compatible endpoint.
+- ``python`` — :class:`PythonConfig`: ``package.module:function`` called with the
+  :class:`~benchbook.contracts.run.CaseInput`.
+
+Registering a harness is code execution on the server (``harnesses:write``, admin only).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, Field, JsonValue, PositiveInt
+
+from benchbook.contracts.common import (
+    STRICT,
+    HttpUrl,
+    NonEmptyStr,
+    ResourceId,
+    SemVerStr,
+    TextNoNul,
+)
+
+HarnessKind = Literal["command", "openai", "python"]
+
+#: The template fields a harness config may use (SPEC H.1); ``{{``/``}}`` are literal braces.
+TEMPLATE_FIELDS = ("task", "case_id", "workdir", "sample")
+
+_SECRET_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+_CALLABLE_RE = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+
+
+def _check_secret_name(value: str) -> str:
+    if not _SECRET_NAME_RE.fullmatch(value):
+        raise ValueError(f"{value!r} is not a secret name ([A-Za-z_][A-Za-z0-9_]*)")
+    return value
+
+
+def _check_callable(value: str) -> str:
+    if not _CALLABLE_RE.fullmatch(value):
+        raise ValueError(f"{value!r} is not 'package.module:function'")
+    return value
+
+
+SecretName = Annotated[str, AfterValidator(_check_secret_name)]
+CallablePath = Annotated[str, AfterValidator(_check_callable)]
+
+
+class CommandConfig(BaseModel):
+    """A ``command`` harness (SPEC H.1).
+
+    Attributes:
+        argv: the program and its arguments, each a template over ``{task}``, ``{case_id}``,
+            ``{workdir}``, ``{sample}``; at least one element.
+        cwd: working directory template; default the case's private workdir.
+        env: extra environment variables, values are templates.
+        secrets: names of secrets passed as environment variables of the same name (resolved
+            requester first: the user's secret, else the workspace's).
+        answer: where the answer is read: the process's ``stdout`` (trimmed) or the file named
+            by ``BENCHBOOK_ANSWER_FILE``.
+        timeout_s: per-case timeout in seconds, overriding the case's and the run's.
+    """
+
+    model_config = STRICT
+    argv: list[NonEmptyStr] = Field(min_length=1)
+    cwd: str | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    secrets: list[SecretName] = Field(default_factory=list)
+    answer: Literal["stdout", "file"] = "stdout"
+    timeout_s: PositiveInt | None = None
+
+
+class OpenAIConfig(BaseModel):
+    """An ``openai`` harness: one chat completion per (case, sample) (SPEC H.1).
+
+    Attributes:
+        base_url: the endpoint's API root (``https://api.openai.com/v1`` or any compatible one).
+        model: the model name sent in the request and used to price its usage.
+        api_key_secret: name of the secret holding the API key (requester first); without it
+            the key ``"EMPTY"`` is sent (local servers need none).
+        system: an optional system message.
+        temperature: sampling temperature; omitted from the request when None.
+        max_tokens: completion token cap; omitted when None.
+        extra_body: extra JSON fields merged into the request body.
+        max_retries: the ``openai`` client's retries (429 honours ``Retry-After``, 5xx back off).
+        timeout_s: the client's request timeout in seconds.
+    """
+
+    model_config = STRICT
+    base_url: HttpUrl
+    model: NonEmptyStr
+    api_key_secret: SecretName | None = None
+    system: str | None = None
+    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
+    max_tokens: PositiveInt | None = None
+    extra_body: dict[str, JsonValue] = Field(default_factory=dict)
+    max_retries: Annotated[int, Field(ge=0, le=10)] = 2
+    timeout_s: PositiveInt = 600
+
+
+class PythonConfig(BaseModel):
+    """A ``python`` harness: ``callable`` is ``package.module:function``, called as
+    ``f(case_input) -> str | HarnessOutput`` (sync or async)."""
+
+    model_config = STRICT
+    callable: CallablePath
+
+
+class _HarnessBase(BaseModel):
+    model_config = STRICT
+    id: ResourceId
+    version: SemVerStr
+    description: TextNoNul | None = None
+
+
+class CommandHarness(_HarnessBase):
+    """A harness of kind ``command``."""
+
+    kind: Literal["command"] = "command"
+    config: CommandConfig
+
+
+class OpenAIHarness(_HarnessBase):
+    """A harness of kind ``openai``."""
+
+    kind: Literal["openai"] = "openai"
+    config: OpenAIConfig
+
+
+class PythonHarness(_HarnessBase):
+    """A harness of kind ``python``."""
+
+    kind: Literal["python"] = "python"
+    config: PythonConfig
+
+
+Harness = Annotated[CommandHarness | OpenAIHarness | PythonHarness, Field(discriminator="kind")]
+"""``{id, version, description?, kind: command|openai|python, config}`` (SPEC H.1)."""
+
+
+class HarnessSummary(BaseModel):
+    """One harness id as listed: owner workspace, latest version and all live versions."""
+
+    model_config = STRICT
+    workspace: str
+    id: str
+    shared: bool
+    kind: HarnessKind
+    latest: str
+    versions: list[str]
+    description: str | None = None
+
+
+class HarnessRegisterResult(BaseModel):
+    """``{workspace, id, version, created, content_hash}`` of a harness register."""
+
+    model_config = STRICT
+    workspace: str
+    id: str
+    version: str
+    created: bool
+    content_hash: str
+
+
+def secret_names(harness: CommandHarness | OpenAIHarness | PythonHarness) -> list[str]:
+    """The secret names a harness asks for (command ``secrets``, openai ``api_key_secret``)."""
+    if isinstance(harness, CommandHarness):
+        return list(harness.config.secrets)
+    if isinstance(harness, OpenAIHarness) and harness.config.api_key_secret:
+        return [harness.config.api_key_secret]
+    return []

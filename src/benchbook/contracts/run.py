@@ -1,0 +1,253 @@
+"""Run contracts (SPEC H.2, H.4): what a harness receives, what it leaves, and the run record.
+
+Layering (DESIGN §1): the runtime receives a :class:`CaseInput` — never a
+:class:`~benchbook.contracts.dataset.Case` — and returns a :class:`RuntimeResult` holding a
+:class:`Trace`. Grading happens in ``eval/`` afterwards and produces the scores of a
+:class:`CaseResult`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt
+
+from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr
+from benchbook.contracts.dataset import Env, GraderSpec, Network, Placement, Resources
+from benchbook.contracts.score import Score
+
+
+class CaseInput(BaseModel):
+    """Everything a harness may see of one (case, sample) (SPEC H.2).
+
+    Built in the evaluation layer from a case with every gold field left out: ``expected``,
+    ``milestones``, the case's ``graders`` and the metadata keys named in ``gold_fields`` never
+    appear here. ``metadata`` holds the remaining (non-gold) metadata keys.
+
+    Attributes:
+        case_id: the case id; ``sample`` the 0-based repeat index.
+        timeout_s: seconds the harness may run before it is killed (> 0).
+    """
+
+    model_config = STRICT
+    case_id: CaseId
+    sample: NonNegativeInt = 0
+    env: Env
+    task: str
+    image: str | None = None
+    timeout_s: PositiveInt = 1800
+    resources: Resources | None = None
+    network: Network | None = None
+    placement: Placement | None = None
+    metadata: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Usage(BaseModel):
+    """Token usage summed over a harness's model calls."""
+
+    model_config = STRICT
+    input_tokens: NonNegativeInt = 0
+    output_tokens: NonNegativeInt = 0
+
+
+class HarnessOutput(BaseModel):
+    """What a ``python`` harness may return instead of a plain answer string.
+
+    ``model`` names the model whose pricing applies to ``usage`` (None: unpriced).
+    """
+
+    model_config = STRICT
+    answer: str
+    messages: list[dict[str, JsonValue]] = Field(default_factory=list)
+    tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    model: str | None = None
+    events: list[dict[str, JsonValue]] = Field(default_factory=list)
+
+
+class EnvAudit(BaseModel):
+    """A repo environment's state checked before the harness starts (SPEC H.3).
+
+    ``ok`` is True when HEAD equals ``commit``, the tree is clean and nothing is untracked or
+    ignored; ``problems`` says what was wrong otherwise.
+    """
+
+    model_config = STRICT
+    ok: bool
+    commit: str | None = None
+    head: str | None = None
+    clean: bool | None = None
+    untracked: list[str] = Field(default_factory=list)
+    problems: list[str] = Field(default_factory=list)
+
+
+class EnvSnapshot(BaseModel):
+    """The environment after the harness (SPEC H.3).
+
+    Attributes:
+        diff: repo environments: ``git diff --binary`` against the ref, new files included.
+        output: prompt environments: files the harness left in its workdir (name → text), if any.
+        url: browser environments: the final page URL.
+        screenshot: browser environments: a PNG of the final page, base64-encoded.
+        audit: the pre-harness audit of a repo environment.
+    """
+
+    model_config = STRICT
+    diff: str | None = None
+    output: dict[str, str] | None = None
+    url: str | None = None
+    screenshot: str | None = None
+    audit: EnvAudit | None = None
+
+
+class Trace(BaseModel):
+    """What one (case, sample) left behind (SPEC H.4).
+
+    Attributes:
+        messages: chat messages ``{role, content}`` exchanged with a model, if any.
+        tool_calls: tool calls the harness reported.
+        usage: tokens summed over model calls; ``model`` the model they were priced with.
+        cost_usd: ``usage`` priced with the run's pricing table (None: no price known).
+        started_at: when the harness started (UTC); ``duration_ms`` its wall time.
+        answer: the harness's final answer (text).
+        env_snapshot: the environment after the harness.
+        stdout_tail, stderr_tail: the last 8 KiB of a command harness's output streams.
+        events: trace events a harness wrote (``{type: message|tool_call|tool_result|usage|note}``).
+    """
+
+    model_config = STRICT
+    messages: list[dict[str, JsonValue]] = Field(default_factory=list)
+    tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
+    usage: Usage = Field(default_factory=Usage)
+    model: str | None = None
+    cost_usd: float | None = None
+    started_at: datetime | None = None
+    duration_ms: NonNegativeInt = 0
+    answer: str = ""
+    env_snapshot: EnvSnapshot = Field(default_factory=EnvSnapshot)
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+    events: list[dict[str, JsonValue]] = Field(default_factory=list)
+
+
+class RuntimeResult(BaseModel):
+    """The runtime's outcome for one (case, sample): ``status`` ``ok`` or ``error`` with the
+    reason (``timeout``, ``exit code 3``, ``no environment provider for os-use`` …)."""
+
+    model_config = STRICT
+    status: Literal["ok", "error"]
+    error: str | None = None
+    trace: Trace
+
+
+CaseStatus = Literal["ok", "error", "not_run"]
+
+
+class CaseResult(BaseModel):
+    """One (case, sample) of a run (SPEC H.4).
+
+    ``passed`` is True when the harness finished (``ok``) and every score that gives a verdict
+    passed (at least one must); False otherwise; None for ``not_run``.
+    """
+
+    model_config = STRICT
+    case_id: str
+    sample: NonNegativeInt
+    status: CaseStatus
+    error: str | None = None
+    answer: str = ""
+    passed: bool | None = None
+    scores: list[Score] = Field(default_factory=list)
+    cost_usd: float | None = None
+    duration_ms: NonNegativeInt = 0
+    trace: Trace | None = None
+
+
+RunStatus = Literal["queued", "running", "finished", "failed", "cancelled", "budget_exhausted"]
+Executor = Literal["local", "ray"]
+
+
+class RunSettings(BaseModel):
+    """How a run executes (SPEC H.4).
+
+    Attributes:
+        concurrency: cases in flight at once (≥ 1).
+        repeats: samples per case (≥ 1), for pass@k and pass^k.
+        case_ids, tags, limit: the subset: only these ids, only cases with one of these tags,
+            then the first ``limit`` of them in dataset order. The subset must select a case.
+        budget_usd: no new case starts once the spent cost reaches it (≥ 0).
+        timeout_s: per-case timeout overriding each case's ``timeout_s``.
+        executor: ``local`` (asyncio in this process) or ``ray``; ``ray_address`` for the latter.
+    """
+
+    model_config = STRICT
+    concurrency: Annotated[int, Field(ge=1, le=1024)] = 4
+    repeats: Annotated[int, Field(ge=1, le=100)] = 1
+    case_ids: list[NonEmptyStr] | None = None
+    tags: list[NonEmptyStr] | None = None
+    limit: PositiveInt | None = None
+    budget_usd: Annotated[float, Field(ge=0)] | None = None
+    timeout_s: PositiveInt | None = None
+    executor: Executor = "local"
+    ray_address: str | None = None
+
+
+class RunPlan(BaseModel):
+    """The grading plan: grader specs (``judge`` graders included) replacing each case's own
+    ``graders``; empty means each case's default graders. ``hash`` covers them all (H.5)."""
+
+    model_config = STRICT
+    graders: list[GraderSpec] = Field(default_factory=list)
+
+
+class RunCounts(BaseModel):
+    """Progress of a run in (case, sample) units."""
+
+    model_config = STRICT
+    total: NonNegativeInt = 0
+    done: NonNegativeInt = 0
+    ok: NonNegativeInt = 0
+    error: NonNegativeInt = 0
+    not_run: NonNegativeInt = 0
+    passed: NonNegativeInt = 0
+
+
+class StartRunRequest(BaseModel):
+    """``start_run``'s body: what to run, on which data, graded how.
+
+    ``dataset`` and ``harness`` are ``id`` or ``id@ref`` (a version, a tag or ``latest``;
+    default ``latest``). ``graders`` replace each case's own graders when given.
+    """
+
+    model_config = STRICT
+    dataset: NonEmptyStr
+    harness: NonEmptyStr
+    graders: list[GraderSpec] | None = None
+    settings: RunSettings = Field(default_factory=RunSettings)
+
+
+class Run(BaseModel):
+    """A run record (SPEC H.4, H.9)."""
+
+    model_config = STRICT
+    id: str
+    workspace: str
+    dataset: str
+    dataset_content_hash: str
+    harness: str
+    harness_hash: str
+    plan: RunPlan
+    plan_hash: str
+    settings: RunSettings
+    status: RunStatus
+    counts: RunCounts
+    spent_usd: float = 0.0
+    scorecard_id: str | None = None
+    pass_rate: float | None = None
+    error: str | None = None
+    created_by: str | None = None
+    created_at: datetime
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+    reproducibility: dict[str, JsonValue] = Field(default_factory=dict)

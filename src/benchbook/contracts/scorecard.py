@@ -1,0 +1,112 @@
+"""Scorecard and pricing contracts (SPEC H.6, H.8).
+
+A scorecard is the graded view of a run's traces under one plan. A run gets one when it
+finishes; a rescore adds another under a different plan, linked to the same traces.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated
+
+from pydantic import BaseModel, Field, NonNegativeInt
+
+from benchbook.contracts.common import STRICT, NonEmptyStr
+from benchbook.contracts.run import RunPlan
+
+
+class Interval(BaseModel):
+    """A confidence interval ``[low, high]`` at ``level`` (0.95) computed by ``method``."""
+
+    model_config = STRICT
+    low: float
+    high: float
+    level: float = 0.95
+    method: str = "wilson"
+
+
+class MetricSummary(BaseModel):
+    """Mean/min/max of one metric over the scored (case, sample) pairs (status ``ok`` only);
+    ``errors`` counts scores with status ``error``, ``skipped`` those skipped."""
+
+    model_config = STRICT
+    n: NonNegativeInt
+    mean: float | None = None
+    min: float | None = None
+    max: float | None = None
+    passed: NonNegativeInt = 0
+    errors: NonNegativeInt = 0
+    skipped: NonNegativeInt = 0
+
+
+class LatencySummary(BaseModel):
+    """Harness wall time over finished (case, sample) pairs, in milliseconds (nearest-rank
+    percentiles)."""
+
+    model_config = STRICT
+    p50_ms: float | None = None
+    p95_ms: float | None = None
+    max_ms: float | None = None
+
+
+class Scorecard(BaseModel):
+    """A run's scores under one plan (SPEC H.6).
+
+    Attributes:
+        n: (case, sample) pairs counted in the pass rate (ok + error; ``not_run`` excluded).
+        passed: pairs that passed; ``pass_rate`` = passed / n (None when n = 0) with its
+            Wilson 95% interval.
+        errors: pairs whose harness errored (counted as failed); ``not_run``: never started.
+        pass_at_k: ``{k: value}`` — Chen et al. 2021 unbiased estimator averaged over cases,
+            for k = 1..repeats; ``pass_hat_k`` — pass^k (all k samples pass), same k.
+        metrics: per-metric summaries keyed by metric name.
+        tokens_input, tokens_output: summed usage; ``cost_usd`` summed priced cost.
+        pricing_sha256: sha256 of the pricing table the costs came from.
+    """
+
+    model_config = STRICT
+    id: str
+    run_id: str
+    plan: RunPlan
+    plan_hash: str
+    dataset: str
+    dataset_content_hash: str
+    harness: str
+    rescore_of: str | None = None
+    tags: list[str] = Field(default_factory=list)
+    cases: NonNegativeInt = 0
+    repeats: NonNegativeInt = 1
+    n: NonNegativeInt = 0
+    passed: NonNegativeInt = 0
+    errors: NonNegativeInt = 0
+    not_run: NonNegativeInt = 0
+    pass_rate: float | None = None
+    pass_interval: Interval | None = None
+    pass_at_k: dict[str, float] = Field(default_factory=dict)
+    pass_hat_k: dict[str, float] = Field(default_factory=dict)
+    metrics: dict[str, MetricSummary] = Field(default_factory=dict)
+    tokens_input: NonNegativeInt = 0
+    tokens_output: NonNegativeInt = 0
+    cost_usd: float = 0.0
+    latency: LatencySummary = Field(default_factory=LatencySummary)
+    pricing_sha256: str | None = None
+    created_by: str | None = None
+    created_at: datetime
+
+
+class ModelPrice(BaseModel):
+    """USD per million input and output tokens."""
+
+    model_config = STRICT
+    input_per_mtok_usd: Annotated[float, Field(ge=0)]
+    output_per_mtok_usd: Annotated[float, Field(ge=0)]
+
+
+class PricingTable(BaseModel):
+    """A dated price list ``{as_of, source?, models: {model: ModelPrice}}`` shipped as data;
+    its sha256 is recorded with every scorecard that used it."""
+
+    model_config = STRICT
+    as_of: date
+    source: str | None = None
+    models: dict[NonEmptyStr, ModelPrice]

@@ -1,0 +1,261 @@
+"""Scorecard summaries (SPEC H.6), accumulated as results stream by.
+
+:class:`ScorecardBuilder` sees each (case, sample) result once and keeps only small state: per
+case a ``[finished samples, passed samples]`` counter pair, per metric running sums, the token
+and cost totals, and one ``duration_ms`` integer per finished pair in a compact array (8 bytes a
+pair: 0.8 MB for a 100k-pair run) for exact nearest-rank percentiles. Results and traces are
+never kept, so a 100k-case run streams through in constant memory per pair.
+
+Counting rules (SPEC H.6):
+
+- ``n`` = pairs whose harness finished or errored (``ok`` + ``error``); ``not_run`` pairs are
+  counted apart and excluded from every rate and from latency.
+- ``passed`` = pairs with ``passed is True``; ``errors`` = pairs whose harness errored, which
+  count as failed in the pass rate (they are in ``n``, never in ``passed``).
+- ``pass_rate`` = passed / n (None when n = 0) with the Wilson (1927) 95% score interval.
+- pass@k (Chen et al. 2021) and pass^k (Yao et al. 2024, τ-bench) for k = 1..repeats, per case
+  over its finished samples, averaged over the cases with ≥ k finished samples.
+- per-metric mean/min/max over scores with status ``ok``; error and skipped scores counted.
+- tokens and cost summed over the ``ok`` + ``error`` pairs (an unpriced pair adds 0 USD);
+  latency p50/p95/max in ms over the same pairs, nearest-rank (no interpolation).
+"""
+
+from __future__ import annotations
+
+import math
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from statistics import NormalDist
+from typing import Any
+
+from benchbook.contracts.run import CaseResult, Usage
+from benchbook.contracts.score import Score
+from benchbook.contracts.scorecard import Interval, LatencySummary, MetricSummary, Scorecard
+
+Z_975 = NormalDist().inv_cdf(0.975)
+"""The 0.975 standard-normal quantile (≈ 1.959964), the two-sided 95% critical value."""
+
+
+def wilson_interval(passed: int, n: int, z: float = Z_975) -> Interval:
+    """The Wilson score interval for a binomial proportion ``passed / n``.
+
+    Formula (Wilson 1927, "Probable inference, the law of succession, and statistical
+    inference"): with p = passed/n, centre = (p + z²/2n) / (1 + z²/n) and half-width
+    = z / (1 + z²/n) · √(p(1−p)/n + z²/4n²); clipped to [0, 1].
+
+    Raises:
+        ValueError: ``n`` ≤ 0 or ``passed`` outside ``0..n``.
+    """
+    if n <= 0 or not 0 <= passed <= n:
+        raise ValueError(f"need 0 <= passed <= n and n > 0, got passed={passed}, n={n}")
+    p = passed / n
+    z2 = z * z
+    denominator = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denominator
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denominator
+    return Interval(low=max(0.0, centre - half), high=min(1.0, centre + half), method="wilson")
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one problem with ``n`` samples of which ``c`` passed.
+
+    Formula (Chen et al. 2021, "Evaluating Large Language Models Trained on Code", eq. 1 and its
+    numerically stable form): 1 − C(n−c, k)/C(n, k) = 1 − ∏_{i=n−c+1}^{n} (1 − k/i); 1.0 when
+    n − c < k (every k-subset holds a pass).
+
+    Raises:
+        ValueError: unless 0 ≤ c ≤ n and 1 ≤ k ≤ n.
+    """
+    _check(n, c, k)
+    if n - c < k:
+        return 1.0
+    product = 1.0
+    for i in range(n - c + 1, n + 1):
+        product *= 1.0 - k / i
+    return 1.0 - product
+
+
+def pass_hat_k(n: int, c: int, k: int) -> float:
+    """pass^k for one problem: the chance that k samples drawn without replacement all pass.
+
+    Formula (Yao et al. 2024, "τ-bench", pass^k): C(c, k)/C(n, k) = ∏_{i=0}^{k−1} (c−i)/(n−i),
+    computed as that product (no large binomials); 0.0 when c < k.
+
+    Raises:
+        ValueError: unless 0 ≤ c ≤ n and 1 ≤ k ≤ n.
+    """
+    _check(n, c, k)
+    if c < k:
+        return 0.0
+    product = 1.0
+    for i in range(k):
+        product *= (c - i) / (n - i)
+    return product
+
+
+def _check(n: int, c: int, k: int) -> None:
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+
+
+def nearest_rank(sorted_values: array[int] | list[int], percent: float) -> float | None:
+    """The nearest-rank percentile: the value at 1-based rank ⌈percent/100 · N⌉ (min rank 1).
+
+    Returns None for an empty sequence. ``sorted_values`` must be sorted ascending.
+    """
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(percent / 100 * len(sorted_values)))
+    return float(sorted_values[rank - 1])
+
+
+@dataclass
+class _MetricTotals:
+    """Running sums of one metric (status ``ok`` scores only, plus error/skipped counts)."""
+
+    n: int = 0
+    total: float = 0.0
+    low: float = math.inf
+    high: float = -math.inf
+    passed: int = 0
+    errors: int = 0
+    skipped: int = 0
+
+    def add(self, score: Score) -> None:
+        if score.status == "error":
+            self.errors += 1
+        elif score.status == "skipped":
+            self.skipped += 1
+        else:
+            self.n += 1
+            self.total += score.value
+            self.low = min(self.low, score.value)
+            self.high = max(self.high, score.value)
+            self.passed += score.passed is True
+
+    def summary(self) -> MetricSummary:
+        if self.n == 0:
+            return MetricSummary(n=0, errors=self.errors, skipped=self.skipped)
+        return MetricSummary(
+            n=self.n,
+            mean=self.total / self.n,
+            min=self.low,
+            max=self.high,
+            passed=self.passed,
+            errors=self.errors,
+            skipped=self.skipped,
+        )
+
+
+class ScorecardBuilder:
+    """Accumulates a scorecard's summary from (case, sample) results, one at a time.
+
+    Args:
+        repeats: samples per case in the run (≥ 1); pass@k and pass^k are reported for
+            k = 1..repeats.
+
+    Usage::
+
+        builder = ScorecardBuilder(repeats=5)
+        for result in results:          # any iterable, streamed
+            builder.add(result)
+        fields = builder.summary()      # Scorecard summary fields (see :meth:`summary`)
+    """
+
+    def __init__(self, repeats: int = 1) -> None:
+        if repeats < 1:
+            raise ValueError(f"repeats must be >= 1, got {repeats}")
+        self.repeats = repeats
+        self._per_case: dict[str, list[int]] = {}  # case id → [finished samples, passed samples]
+        self._metrics: dict[str, _MetricTotals] = {}
+        self._durations_ms: array[int] = array("q")
+        self._counts = {"n": 0, "passed": 0, "errors": 0, "not_run": 0}
+        self._tokens = [0, 0]
+        self._cost_usd = 0.0
+
+    def add(self, result: CaseResult, usage: Usage | None = None) -> None:
+        """Count one (case, sample) result.
+
+        Args:
+            result: the result; its ``trace`` may be None (stored results are read without it).
+            usage: the pair's token usage when the result carries no trace; defaults to
+                ``result.trace.usage`` (or none).
+        """
+        counter = self._per_case.setdefault(result.case_id, [0, 0])
+        if result.status == "not_run":
+            self._counts["not_run"] += 1
+            return
+        passed = result.passed is True
+        counter[0] += 1
+        counter[1] += passed
+        self._counts["n"] += 1
+        self._counts["passed"] += passed
+        self._counts["errors"] += result.status == "error"
+        self._durations_ms.append(result.duration_ms)
+        for score in result.scores:
+            self._metrics.setdefault(score.metric, _MetricTotals()).add(score)
+        self._add_usage(result, usage)
+
+    def _add_usage(self, result: CaseResult, usage: Usage | None) -> None:
+        trace = result.trace
+        if usage is None and trace is not None:
+            usage = trace.usage
+        if usage is not None:
+            self._tokens[0] += usage.input_tokens
+            self._tokens[1] += usage.output_tokens
+        cost = result.cost_usd if result.cost_usd is not None else (trace and trace.cost_usd)
+        self._cost_usd += cost or 0.0
+
+    def _averaged(self, per_case: Callable[[int, int, int], float]) -> dict[str, float]:
+        """``{str(k): mean over cases with ≥ k finished samples of per_case(n, c, k)}``."""
+        out: dict[str, float] = {}
+        for k in range(1, self.repeats + 1):
+            values = [per_case(n, c, k) for n, c in self._per_case.values() if n >= k]
+            if values:
+                out[str(k)] = math.fsum(values) / len(values)
+        return out
+
+    def summary(self) -> dict[str, Any]:
+        """The scorecard's summary fields, ready for ``Scorecard(**header, **summary)``.
+
+        Returns:
+            ``{cases, n, passed, errors, not_run, pass_rate, pass_interval, pass_at_k,
+            pass_hat_k, metrics, tokens_input, tokens_output, cost_usd, latency}`` (see
+            :class:`~benchbook.contracts.scorecard.Scorecard`); ``repeats`` is left to the caller.
+        """
+        n, passed = self._counts["n"], self._counts["passed"]
+        durations = sorted(self._durations_ms)
+        return {
+            "cases": len(self._per_case),
+            **self._counts,
+            "pass_rate": passed / n if n else None,
+            "pass_interval": wilson_interval(passed, n) if n else None,
+            "pass_at_k": self._averaged(pass_at_k),
+            "pass_hat_k": self._averaged(pass_hat_k),
+            "metrics": {name: m.summary() for name, m in sorted(self._metrics.items())},
+            "tokens_input": self._tokens[0],
+            "tokens_output": self._tokens[1],
+            "cost_usd": self._cost_usd,
+            "latency": LatencySummary(
+                p50_ms=nearest_rank(durations, 50),
+                p95_ms=nearest_rank(durations, 95),
+                max_ms=float(durations[-1]) if durations else None,
+            ),
+        }
+
+    def finish(self, **header: Any) -> Scorecard:
+        """The full scorecard: the caller's header fields (``id, run_id, plan, plan_hash,
+        dataset, dataset_content_hash, harness, created_at`` …) plus :meth:`summary` and
+        ``repeats``."""
+        return Scorecard(**{"repeats": self.repeats, **header, **self.summary()})
+
+
+__all__ = [
+    "Z_975",
+    "ScorecardBuilder",
+    "nearest_rank",
+    "pass_at_k",
+    "pass_hat_k",
+    "wilson_interval",
+]

@@ -1,0 +1,153 @@
+"""Environment providers (SPEC H.3): one per env kind, chosen per case.
+
+:func:`open_environment` provisions a case's environment in a private directory under
+``RuntimeConfig.work_root`` and yields a :class:`Workspace`; the directory (and any browser
+process) is removed on exit unless ``keep_workdirs``. It never raises for an environment that
+cannot be provided: the workspace's ``error`` says why and the harness is not started.
+
+Kinds:
+
+- ``prompt`` (:mod:`.prompt`): an empty working directory.
+- ``repo`` (:mod:`.repo`): a working copy from the mirror cache or from ``files``, audited.
+- ``browser`` (:mod:`.browser`): a headless Chromium reachable at ``BENCHBOOK_CDP_URL``.
+- ``os-use`` and cases with an ``image``: only with a provider configured in
+  ``RuntimeConfig.env_providers``; otherwise ``no environment provider for os-use`` / ``image``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
+from benchbook.runtime.config import RuntimeConfig
+
+SnapshotFn = Callable[[], Awaitable[EnvSnapshot]]
+
+
+@dataclass
+class Workspace:
+    """One case's provisioned environment, as handed to a harness.
+
+    Attributes:
+        workdir: the private working directory (repo environments: the working copy).
+        kind: the env kind (``prompt``, ``repo``, ``browser``, ``os-use``).
+        env_vars: extra environment variables for the harness (``BENCHBOOK_CDP_URL`` …).
+        audit: the pre-harness audit of a repo environment (None for other kinds).
+        error: why the environment could not be provided; None when it is ready.
+        snapshot_fn: the provider's snapshot hook (None: an empty snapshot).
+        tail_bytes: bytes of a command harness's stdout/stderr kept in the trace.
+    """
+
+    workdir: Path
+    kind: str = "prompt"
+    env_vars: dict[str, str] = field(default_factory=dict)
+    audit: EnvAudit | None = None
+    error: str | None = None
+    snapshot_fn: SnapshotFn | None = field(default=None, repr=False)
+    tail_bytes: int = 8192
+
+    async def snapshot(self) -> EnvSnapshot:
+        """The environment after the harness (diff, output files, URL, screenshot, audit).
+
+        Raises:
+            Exception: whatever the provider's hook raises; :func:`run_harness` records it.
+        """
+        snap = await self.snapshot_fn() if self.snapshot_fn is not None else EnvSnapshot()
+        if self.audit is not None and snap.audit is None:
+            snap.audit = self.audit
+        return snap
+
+
+def _missing_provider(case_input: CaseInput, config: RuntimeConfig) -> str | None:
+    """``no environment provider for <kind>`` when the case needs one that is not configured."""
+    kind = case_input.env.kind
+    if kind == "os-use" and "os-use" not in config.env_providers:
+        return "no environment provider for os-use"
+    if case_input.image is not None and "image" not in config.env_providers:
+        return "no environment provider for image"
+    return None
+
+
+@asynccontextmanager
+async def open_environment(
+    case_input: CaseInput, config: RuntimeConfig
+) -> AsyncIterator[Workspace]:
+    """Provision ``case_input.env`` for one (case, sample) and clean it up afterwards.
+
+    Args:
+        case_input: the case as the harness may see it (no gold).
+        config: paths and programs of the runtime.
+
+    Yields:
+        Workspace: ready (``error`` None) or failed (``error`` set; the harness must not run).
+        Its ``workdir`` exists until the block exits.
+
+    Raises:
+        OSError: only when ``config.work_root`` itself cannot be created or written.
+    """
+    config.work_root.mkdir(parents=True, exist_ok=True)
+    safe_id = "".join(c if c.isalnum() or c in "-_." else "_" for c in case_input.case_id)[:60]
+    case_root = Path(
+        tempfile.mkdtemp(prefix=f"{safe_id}-{case_input.sample}-", dir=config.work_root)
+    )
+    try:
+        async with AsyncExitStack() as stack:
+            workspace = await _provision(case_input, config, case_root, stack)
+            workspace.tail_bytes = config.tail_bytes
+            yield workspace
+    finally:
+        if not config.keep_workdirs:
+            shutil.rmtree(case_root, ignore_errors=True)
+
+
+async def _provision(
+    case_input: CaseInput, config: RuntimeConfig, case_root: Path, stack: AsyncExitStack
+) -> Workspace:
+    """Dispatch to the provider of ``case_input.env.kind``; failures become ``error``."""
+    kind = case_input.env.kind
+    workdir = case_root / "work"
+    workdir.mkdir()
+    problem = _missing_provider(case_input, config)
+    if problem is not None:
+        return Workspace(workdir=workdir, kind=kind, error=problem)
+    try:
+        return await _open_kind(case_input, config, case_root, workdir, stack)
+    except Exception as exc:  # a provider bug is still an environment error, never a crash
+        return Workspace(
+            workdir=workdir, kind=kind, error=f"environment: {type(exc).__name__}: {exc}"
+        )
+
+
+async def _open_kind(
+    case_input: CaseInput,
+    config: RuntimeConfig,
+    case_root: Path,
+    workdir: Path,
+    stack: AsyncExitStack,
+) -> Workspace:
+    kind = case_input.env.kind
+    # Imported lazily so a prompt-only deployment never loads the git or browser machinery.
+    if kind == "repo":
+        from benchbook.runtime.environments.repo import open_repo
+
+        return await open_repo(case_input, config, case_root, workdir)
+    if kind == "browser":
+        from benchbook.runtime.environments.browser import open_browser
+
+        return await stack.enter_async_context(open_browser(case_input, config, case_root, workdir))
+    if kind == "os-use":
+        # A configured os-use provider runs outside this process; locally the harness gets the
+        # display name and an empty working directory.
+        display = getattr(case_input.env, "display", ":99")
+        return Workspace(workdir=workdir, kind=kind, env_vars={"DISPLAY": display})
+    from benchbook.runtime.environments.prompt import open_prompt
+
+    return open_prompt(workdir)
+
+
+__all__ = ["Workspace", "open_environment"]

@@ -1,0 +1,280 @@
+"""The ``repo`` environment (SPEC H.3): a private, audited working copy per case.
+
+Sources:
+
+- ``{git, ref}``: through the mirror cache ``<mirrors>/<host>/<owner>/<repo>.git`` (``git clone
+  --mirror`` on demand, ``git fetch`` when the ref is missing, one lock per mirror — an asyncio
+  lock per path and an ``fcntl`` file lock across processes). The working copy receives only the
+  objects of the resolved commit's history (``git fetch <mirror> <sha>``), so nothing else
+  lying in the mirror directory can reach it.
+- ``{files}``: written, then committed with a fixed identity and date (same files, same commit).
+- ``{path}`` (a repository inside the case image): needs an ``image`` provider; with one
+  configured, a local repository at ``path`` is copied like a mirror at its HEAD.
+
+Before the harness: the audit (HEAD equals the commit; ``git status --porcelain --ignored``
+empty), then the ``setup`` commands. After it: ``git diff --binary`` from the post-setup tree to
+the working tree (new files included, through a temporary index), so the diff is exactly what
+the harness changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import weakref
+from pathlib import Path, PurePosixPath
+from urllib.parse import urlsplit
+
+from benchbook.contracts.dataset import FilesSource, GitSource, RepoEnv
+from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
+from benchbook.runtime.config import RuntimeConfig
+from benchbook.runtime.environments import Workspace
+from benchbook.runtime.environments.gitcmd import GitError, git, kill_group, mirror_lock, tail
+
+_SETUP_TAIL_CHARS = 2000
+
+
+class RepoError(Exception):
+    """The environment cannot be provided; the message becomes ``Workspace.error``."""
+
+
+def mirror_path(mirrors: Path, url: str) -> Path:
+    """``<mirrors>/<host>/<owner>/<repo>.git`` for an http(s) git URL.
+
+    Raises:
+        RepoError: the URL has no host or no repository path, or a path step is ``.``/``..``.
+    """
+    parts = urlsplit(url)
+    steps = [s for s in parts.path.split("/") if s]
+    if not parts.hostname or not steps or any(s in (".", "..") for s in steps):
+        raise RepoError(f"cannot mirror {url!r}: not a repository URL")
+    host = parts.hostname + (f"_{parts.port}" if parts.port else "")
+    name = steps[-1].removesuffix(".git") + ".git"
+    return mirrors.joinpath(host, *steps[:-1], name)
+
+
+# asyncio locks belong to one event loop, so they are kept per loop (tests run several loops).
+_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Path, asyncio.Lock]]
+_LOCKS = weakref.WeakKeyDictionary()
+
+
+def _async_lock(path: Path) -> asyncio.Lock:
+    locks = _LOCKS.setdefault(asyncio.get_running_loop(), {})
+    return locks.setdefault(path, asyncio.Lock())
+
+
+async def ensure_commit(mirror: Path, url: str, ref: str) -> str:
+    """Clone or fetch the mirror of ``url`` as needed; the full SHA ``ref`` resolves to.
+
+    Raises:
+        RepoError: the clone or fetch failed, or ``ref`` names no commit even after a fetch.
+    """
+    async with _async_lock(mirror), mirror_lock(mirror):
+        if not (mirror / "HEAD").is_file():
+            await _clone_mirror(mirror, url)
+        commit = await _resolve(mirror, ref)
+        if commit is None:
+            try:
+                await git(["fetch", "--prune", "--tags", "origin"], mirror)
+            except GitError as exc:
+                raise RepoError(f"git fetch {url} failed: {exc}") from exc
+            commit = await _resolve(mirror, ref)
+        if commit is None:
+            raise RepoError(f"ref {ref!r} not found in {url}")
+        return commit
+
+
+async def _clone_mirror(mirror: Path, url: str) -> None:
+    # Clone beside the final path and rename, so a killed clone never leaves a half mirror.
+    mirror.parent.mkdir(parents=True, exist_ok=True)
+    partial = mirror.with_name(mirror.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        await git(["clone", "--mirror", "--quiet", url, str(partial)], mirror.parent)
+        # Working copies fetch single commits by SHA from the mirror.
+        await git(["config", "uploadpack.allowAnySHA1InWant", "true"], partial)
+    except GitError as exc:
+        shutil.rmtree(partial, ignore_errors=True)
+        raise RepoError(f"git clone {url} failed: {exc}") from exc
+    shutil.rmtree(mirror, ignore_errors=True)
+    partial.rename(mirror)
+
+
+async def _resolve(repo: Path, ref: str) -> str | None:
+    try:
+        out = await git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], repo)
+    except GitError:
+        return None
+    return out.strip() or None
+
+
+async def checkout(source_repo: Path, commit: str, workdir: Path) -> None:
+    """Fill the empty ``workdir`` with ``commit`` of ``source_repo``, detached, no remote.
+
+    Raises:
+        RepoError: a git step failed.
+    """
+    try:
+        await git(["init", "--quiet", str(workdir)], workdir)
+        await git(["fetch", "--quiet", "--no-tags", str(source_repo), commit], workdir)
+        await git(["checkout", "--quiet", "--detach", commit], workdir)
+    except GitError as exc:
+        raise RepoError(f"checkout of {commit} failed: {exc}") from exc
+
+
+def _write_files(files: dict[str, str], workdir: Path) -> None:
+    for name, text in files.items():
+        rel = PurePosixPath(name)
+        if rel.is_absolute() or not rel.parts or ".." in rel.parts or rel.parts[0] == ".git":
+            raise RepoError(f"files: {name!r} is not a relative path inside the repository")
+        target = workdir.joinpath(*rel.parts)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+async def commit_files(files: dict[str, str], workdir: Path) -> str:
+    """Write ``files`` into ``workdir`` and commit them; the commit's SHA.
+
+    Raises:
+        RepoError: a path escapes the repository or a git step failed.
+    """
+    _write_files(files, workdir)
+    try:
+        await git(["init", "--quiet"], workdir)
+        await git(["add", "--all", "--force"], workdir)
+        await git(["commit", "--quiet", "--allow-empty", "-m", "benchbook: case files"], workdir)
+        return (await git(["rev-parse", "HEAD"], workdir)).strip()
+    except GitError as exc:
+        raise RepoError(f"committing files failed: {exc}") from exc
+
+
+async def audit(workdir: Path, commit: str) -> EnvAudit:
+    """HEAD and cleanliness of ``workdir`` against ``commit`` (SPEC H.3)."""
+    problems: list[str] = []
+    try:
+        head = (await git(["rev-parse", "HEAD"], workdir)).strip()
+        status = await git(["status", "--porcelain", "--ignored", "--untracked-files=all"], workdir)
+    except GitError as exc:
+        return EnvAudit(ok=False, commit=commit, problems=[f"git failed: {exc}"])
+    lines = [line for line in status.splitlines() if line]
+    untracked = [line[3:] for line in lines if line[:2] in ("??", "!!")]
+    if head != commit:
+        problems.append(f"HEAD is {head}, expected {commit}")
+    if lines:
+        problems.append(f"working tree not clean: {len(lines)} entries")
+    return EnvAudit(
+        ok=not problems,
+        commit=commit,
+        head=head,
+        clean=not lines,
+        untracked=untracked,
+        problems=problems,
+    )
+
+
+async def worktree_tree(workdir: Path, index_path: Path) -> str:
+    """The tree object of ``workdir`` as it is now (new files included, ignored ones not),
+    written through a temporary index so the harness's own index is untouched."""
+    real_index = workdir / ".git" / "index"
+    if real_index.is_file():
+        shutil.copyfile(real_index, index_path)  # keeps stat data: unchanged files are not rehashed
+    env = {"GIT_INDEX_FILE": str(index_path)}
+    await git(["add", "--all"], workdir, env=env)
+    return (await git(["write-tree"], workdir, env=env)).strip()
+
+
+async def run_setup(commands: list[str], workdir: Path, timeout_s: float) -> None:
+    """Run each ``setup`` command with ``/bin/sh -c`` in ``workdir`` (clean environment).
+
+    Raises:
+        RepoError: a command exited non-zero or timed out; names it with its stderr tail.
+    """
+    env = {
+        "PATH": os.environ.get("PATH", os.defpath),
+        "HOME": str(workdir),
+        "LANG": "C.UTF-8",
+    }
+    for command in commands:
+        proc = await asyncio.create_subprocess_exec(
+            "/bin/sh",
+            "-c",
+            command,
+            cwd=workdir,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            _, stderr = await asyncio.wait_for(proc.communicate(), timeout_s)
+        except TimeoutError:
+            kill_group(proc.pid)
+            await proc.wait()
+            raise RepoError(f"setup command timed out: {command}") from None
+        except BaseException:  # cancelled: leave nothing running in the working copy
+            kill_group(proc.pid)
+            raise
+        if proc.returncode != 0:
+            detail = tail(stderr.decode("utf-8", "replace"), _SETUP_TAIL_CHARS)
+            raise RepoError(f"setup command failed (exit {proc.returncode}): {command}: {detail}")
+
+
+async def _prepare(case_input: CaseInput, config: RuntimeConfig, workdir: Path) -> str:
+    """Check out the case's source into ``workdir``; the commit it must be at."""
+    env = case_input.env
+    assert isinstance(env, RepoEnv)
+    source = env.source
+    if isinstance(source, GitSource):
+        mirror = mirror_path(config.mirrors, source.git)
+        commit = await ensure_commit(mirror, source.git, source.ref)
+        await checkout(mirror, commit, workdir)
+        return commit
+    if isinstance(source, FilesSource):
+        return await commit_files(source.files, workdir)
+    if "image" not in config.env_providers:
+        raise RepoError("no environment provider for image")
+    local = Path(source.path)
+    head = await _resolve(local, "HEAD")
+    if head is None:
+        raise RepoError(f"{source.path} is not a git repository with a commit")
+    await checkout(local, head, workdir)
+    return head
+
+
+async def open_repo(
+    case_input: CaseInput, config: RuntimeConfig, case_root: Path, workdir: Path
+) -> Workspace:
+    """Provision a repo environment in the empty ``workdir`` (see the module docstring).
+
+    Returns a workspace with ``error`` set (never raises) when the checkout, the audit or a
+    setup command fails; ``audit`` is set whenever the audit ran.
+    """
+    env = case_input.env
+    assert isinstance(env, RepoEnv)
+    try:
+        commit = await _prepare(case_input, config, workdir)
+    except (RepoError, OSError) as exc:
+        return Workspace(workdir=workdir, kind="repo", error=str(exc))
+    result = await audit(workdir, commit)
+    if not result.ok:
+        message = "environment audit failed: " + "; ".join(result.problems)
+        return Workspace(workdir=workdir, kind="repo", audit=result, error=message)
+    index_path = case_root / "snapshot.index"
+    try:
+        await run_setup(env.setup, workdir, case_input.timeout_s)
+        # The baseline is the post-setup tree: the diff shows the harness's changes only.
+        base_tree = await worktree_tree(workdir, index_path) if env.setup else commit
+    except (RepoError, GitError, OSError) as exc:
+        return Workspace(workdir=workdir, kind="repo", audit=result, error=str(exc))
+
+    async def snapshot() -> EnvSnapshot:
+        index_path.unlink(missing_ok=True)
+        tree = await worktree_tree(workdir, index_path)
+        diff = await git(
+            ["diff", "--binary", "--no-color", "--no-ext-diff", base_tree, tree], workdir
+        )
+        return EnvSnapshot(diff=diff, audit=result)
+
+    return Workspace(workdir=workdir, kind="repo", audit=result, snapshot_fn=snapshot)

@@ -1,0 +1,168 @@
+"""The ``openai`` harness kind (SPEC H.1): one chat completion per (case, sample).
+
+Any OpenAI-compatible chat-completions endpoint is called through the official ``openai`` client
+(its retries honour ``Retry-After`` on 429 and back off on 5xx). The request is an optional system
+message plus one user message holding the task — for a ``prompt`` environment with ``context``,
+the context, a blank line, then the task. Every failure becomes data: ``RuntimeResult(status=
+"error", error=...)`` with ``timeout``, ``missing secret NAME`` or ``openai: <status> <reason>:
+<message>``; this module never raises for a failed call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import weakref
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import openai
+from openai.types.chat import ChatCompletion
+from pydantic import JsonValue
+
+from benchbook.contracts.harness import OpenAIHarness
+from benchbook.contracts.run import CaseInput, RuntimeResult, Trace, Usage
+
+if TYPE_CHECKING:
+    from benchbook.runtime.environments import Workspace
+
+_ClientKey = tuple[str, str, int, float]
+# httpx connection pools belong to the event loop that opened them, so clients are cached per
+# loop; a new client per case would redo the connection setup for every request.
+_CLIENTS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[_ClientKey, openai.AsyncOpenAI]]
+_CLIENTS = weakref.WeakKeyDictionary()
+
+
+def openai_client(
+    base_url: str, api_key: str, max_retries: int, timeout_s: float
+) -> openai.AsyncOpenAI:
+    """The running loop's shared client for ``(base_url, api_key, max_retries, timeout_s)``.
+
+    Must be called inside a running event loop (raises ``RuntimeError`` otherwise).
+    """
+    loop = asyncio.get_running_loop()
+    clients = _CLIENTS.setdefault(loop, {})
+    key = (base_url, api_key, max_retries, float(timeout_s))
+    client = clients.get(key)
+    if client is None:
+        client = openai.AsyncOpenAI(
+            base_url=base_url, api_key=api_key, max_retries=max_retries, timeout=timeout_s
+        )
+        clients[key] = client
+    return client
+
+
+def describe_openai_error(exc: BaseException) -> str:
+    """One line for a failed call: ``openai: 500 Internal Server Error: <server message>``,
+    ``openai: request timed out``, ``openai: connection error: …`` or ``openai: <Type>: …``."""
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body
+        message = body.get("message") if isinstance(body, dict) else None
+        reason = exc.response.reason_phrase
+        return f"openai: {exc.status_code} {reason}: {message or exc.message}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "openai: request timed out"
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        return f"openai: connection error: {cause or exc}"
+    return f"openai: {type(exc).__name__}: {exc}"
+
+
+def build_messages(harness: OpenAIHarness, case_input: CaseInput) -> list[dict[str, JsonValue]]:
+    """``[system?, user]`` for one case; the user message is ``context\\n\\ntask`` for a prompt
+    environment with context, else the task."""
+    config = harness.config
+    messages: list[dict[str, JsonValue]] = []
+    if config.system:
+        messages.append({"role": "system", "content": config.system})
+    context = getattr(case_input.env, "context", None) if case_input.env.kind == "prompt" else None
+    task = f"{context}\n\n{case_input.task}" if context else case_input.task
+    messages.append({"role": "user", "content": task})
+    return messages
+
+
+async def run_openai(
+    harness: OpenAIHarness,
+    case_input: CaseInput,
+    workspace: Workspace,
+    secrets: Mapping[str, str],
+) -> RuntimeResult:
+    """Run one (case, sample) as a single chat completion.
+
+    Args:
+        harness: the ``openai`` harness (its config: endpoint, model, sampling, retries).
+        case_input: the case as the runtime sees it; ``timeout_s`` (seconds) bounds the whole
+            call, the client's retries included.
+        workspace: the case environment (unused by this kind: the model sees only text).
+        secrets: secret values by name; ``config.api_key_secret`` is looked up here (without
+            it the key ``"EMPTY"`` is sent).
+
+    Returns:
+        ``ok`` with a trace of ``messages`` (request + assistant reply), ``usage``
+        (``prompt_tokens`` → ``input_tokens``, ``completion_tokens`` → ``output_tokens``),
+        ``model`` (the configured one, for pricing), ``started_at`` (UTC), ``duration_ms`` and
+        ``answer`` (the reply text); or ``error`` with ``timeout``, ``missing secret NAME`` or
+        ``openai: …`` (:func:`describe_openai_error`). Never raises for a failed call.
+    """
+    config = harness.config
+    started_at = datetime.now(UTC)
+    start_s = time.perf_counter()
+    messages = build_messages(harness, case_input)
+    outcome = await _complete(harness, messages, case_input.timeout_s, secrets)
+    duration_ms = int((time.perf_counter() - start_s) * 1000)
+    base = {"model": config.model, "started_at": started_at, "duration_ms": duration_ms}
+    if isinstance(outcome, str):
+        return RuntimeResult(status="error", error=outcome, trace=Trace(messages=messages, **base))
+    choice = outcome.choices[0]
+    answer = choice.message.content or ""
+    usage = outcome.usage
+    note: dict[str, JsonValue] = {
+        "type": "note",
+        "id": outcome.id,
+        "served_model": outcome.model,
+        "finish_reason": choice.finish_reason,
+    }
+    trace = Trace(
+        messages=[*messages, {"role": "assistant", "content": answer}],
+        usage=Usage(
+            input_tokens=usage.prompt_tokens if usage else 0,
+            output_tokens=usage.completion_tokens if usage else 0,
+        ),
+        answer=answer,
+        events=[note],
+        **base,
+    )
+    return RuntimeResult(status="ok", trace=trace)
+
+
+async def _complete(
+    harness: OpenAIHarness,
+    messages: list[dict[str, JsonValue]],
+    timeout_s: float,
+    secrets: Mapping[str, str],
+) -> ChatCompletion | str:
+    """The completion (with at least one choice), or why there is none."""
+    config = harness.config
+    api_key = "EMPTY"
+    if config.api_key_secret:
+        if config.api_key_secret not in secrets:
+            return f"missing secret {config.api_key_secret}"
+        api_key = secrets[config.api_key_secret]
+    client = openai_client(config.base_url, api_key, config.max_retries, config.timeout_s)
+    request: dict[str, Any] = {"model": config.model, "messages": messages}
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        request["max_tokens"] = config.max_tokens
+    if config.extra_body:
+        request["extra_body"] = dict(config.extra_body)
+    try:
+        completion: ChatCompletion = await asyncio.wait_for(
+            client.chat.completions.create(**request), timeout=timeout_s
+        )
+    except TimeoutError:
+        return "timeout"
+    except Exception as exc:  # any failure of the endpoint is the case's result, not a crash
+        return describe_openai_error(exc)
+    return completion if completion.choices else "openai: the reply has no choices"

@@ -1,0 +1,459 @@
+"""Run operations (SPEC H.4, H.9): start, list, read, cancel, resume and retry runs.
+
+A run evaluates one harness version on one dataset version: ``start_run`` resolves both (a
+version, a tag or ``latest``), checks the plan's grader ids and the subset, and stores the run
+``queued``; it never executes anything. Execution (:mod:`benchbook.services.run_execution`)
+happens in the CLI's own process (``benchbook run``) or in the worker inside
+``benchbook serve``; both write each finished (case, sample) as it finishes.
+"""
+
+from __future__ import annotations
+
+import platform
+import secrets as random_source
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection
+
+from benchbook import __version__
+from benchbook.contracts.dataset import Case
+from benchbook.contracts.harness import secret_names
+from benchbook.contracts.run import (
+    CaseResult,
+    Run,
+    RunCounts,
+    RunPlan,
+    RunSettings,
+    StartRunRequest,
+    Trace,
+)
+from benchbook.contracts.score import Score
+from benchbook.datasets.versions import LATEST
+from benchbook.errors import Conflict, InvalidInput, NotFound
+from benchbook.eval.graders import check_grader_ids
+from benchbook.eval.plans import plan_hash
+from benchbook.services import traces
+from benchbook.services.context import Context
+from benchbook.services.harnesses import load_harness, resolve_harness
+from benchbook.services.resolve import resolve_version
+from benchbook.services.secrets import secret_values_for
+from benchbook.store import datasets as dataset_repo
+from benchbook.store import harnesses as harness_repo
+from benchbook.store import runs as repo
+from benchbook.store.events import add_event
+from benchbook.store.tables import utcnow
+
+TERMINAL = ("finished", "failed", "cancelled", "budget_exhausted")
+MAX_PAGE = 500
+
+
+def split_ref(text: str, what: str) -> tuple[str, str]:
+    """``"id@ref"`` → ``(id, ref)``; a bare id means ``latest``.
+
+    Raises:
+        InvalidInput: empty id or ref.
+    """
+    rid, _, ref = text.partition("@")
+    if not rid or (text.endswith("@")):
+        raise InvalidInput(f"{what} must be 'id' or 'id@version' (got {text!r})", {what: text})
+    return rid, ref or LATEST
+
+
+def iter_cases(conn: Connection, version_pk: int) -> Iterator[tuple[int, Case]]:
+    """``(position, case)`` for every case of a version in order, parsed one at a time."""
+    for position, body in enumerate(dataset_repo.iter_case_bodies(conn, version_pk)):
+        yield position, Case.model_validate_json(body)
+
+
+def select_cases(
+    conn: Connection, version_pk: int, settings: RunSettings
+) -> Iterator[tuple[int, Case]]:
+    """The run's subset in dataset order: ``case_ids``, then ``tags`` (any), then ``limit``."""
+    ids = set(settings.case_ids) if settings.case_ids is not None else None
+    tags = set(settings.tags) if settings.tags is not None else None
+    taken = 0
+    for position, case in iter_cases(conn, version_pk):
+        if ids is not None and case.id not in ids:
+            continue
+        if tags is not None and not tags.intersection(case.tags):
+            continue
+        if settings.limit is not None and taken >= settings.limit:
+            return
+        taken += 1
+        yield position, case
+
+
+def _plan_checks(conn: Connection, version_pk: int, request: StartRunRequest) -> int:
+    """Check grader ids and the subset; returns how many cases the subset selects."""
+    plan = request.graders or []
+    check_grader_ids(plan)
+    settings = request.settings
+    seen_ids: set[str] = set()
+    selected = 0
+    for _, case in select_cases(conn, version_pk, settings):
+        selected += 1
+        seen_ids.add(case.id)
+        if not plan:
+            check_grader_ids(case.graders)
+    if settings.case_ids is not None:
+        unknown = sorted(set(settings.case_ids) - seen_ids)
+        if unknown and settings.limit is None:
+            shown = ", ".join(unknown[:20])
+            raise InvalidInput(
+                f"settings.case_ids: {len(unknown)} id(s) not in the dataset: {shown}",
+                {"unknown": unknown[:100]},
+            )
+    if selected == 0:
+        raise InvalidInput(
+            "the subset selects no case (check settings.case_ids, settings.tags, settings.limit)",
+            {"case_ids": settings.case_ids, "tags": settings.tags, "limit": settings.limit},
+        )
+    return selected
+
+
+def start_run(ctx: Context, request: StartRunRequest) -> Run:
+    """Plan a run and store it ``queued`` for the server's worker (nothing executes here).
+
+    Args:
+        request: ``{dataset: "id[@ref]", harness: "id[@ref]", graders?, settings}``.
+
+    Returns:
+        The run record (status ``queued``); poll it with ``get_run``.
+
+    Raises:
+        Forbidden: without ``runs:write``.
+        NotFound: unknown dataset or harness, or no such (live) version or tag.
+        InvalidInput: unknown grader ids (the known ones listed), a subset selecting no case,
+            unknown case ids, a missing secret the harness names, or the ``ray`` executor.
+    """
+    return create_run(ctx, request, holder=None)
+
+
+def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Run:
+    """:func:`start_run`, optionally already held by ``holder`` (the CLI executing it in its
+    own process, so a server's worker never picks it up first). Not an operation."""
+    ctx.require("runs:write")
+    dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
+    harness_id, harness_ref = split_ref(request.harness, "harness")
+    if request.settings.executor != "local":
+        raise InvalidInput(
+            "settings.executor: only the 'local' executor is available in this installation",
+            {"executor": request.settings.executor},
+        )
+    with ctx.engine.connect() as conn:
+        version = resolve_version(conn, ctx.workspace, dataset_id, dataset_ref)
+        hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
+        selected = _plan_checks(conn, version.pk, request)
+    harness = load_harness(hrow)
+    names = secret_names(harness)
+    found = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise InvalidInput(
+            f"harness {hrow.harness_id}@{hrow.version} needs secret(s) {', '.join(missing)};"
+            " set them with `benchbook secrets set` or PUT /api/secrets/user/<name>",
+            {"missing_secrets": missing},
+        )
+    plan = RunPlan(graders=request.graders or [])
+    run_id = "run_" + random_source.token_hex(8)
+    scorecard_id = "sc_" + random_source.token_hex(8)
+    with ctx.engine.begin() as conn:
+        repo.insert_run(
+            conn,
+            id=run_id,
+            workspace=ctx.workspace,
+            dataset_pk=version.pk,
+            dataset_id=version.dataset_id,
+            dataset_version=version.version,
+            dataset_content_hash=version.content_hash,
+            harness_pk=hrow.pk,
+            harness_ref=f"{hrow.harness_id}@{hrow.version}",
+            harness_hash=hrow.content_hash,
+            plan=plan.model_dump_json(),
+            plan_hash=plan_hash(plan),
+            settings=request.settings.model_dump_json(),
+            status="queued" if holder is None else "running",
+            claimed_by=holder,
+            heartbeat_at=utcnow() if holder else None,
+            total=selected * request.settings.repeats,
+            scorecard_id=scorecard_id,
+            reproducibility=orjson.dumps(_reproducibility(version.content_hash, hrow)).decode(),
+            created_by=ctx.principal.user_id,
+        )
+        add_event(
+            conn,
+            workspace=ctx.workspace,
+            resource_type="dataset",
+            resource_id=version.dataset_id,
+            kind="run",
+            actor=ctx.principal.user_id,
+            details={
+                "version": version.version,
+                "run_id": run_id,
+                "harness": f"{hrow.harness_id}@{hrow.version}",
+            },
+        )
+        repo.insert_scorecard(
+            conn,
+            id=scorecard_id,
+            run_id=run_id,
+            plan=plan.model_dump_json(),
+            plan_hash=plan_hash(plan),
+            created_by=ctx.principal.user_id,
+        )
+    return get_run(ctx, run_id)
+
+
+def _reproducibility(dataset_hash: str, hrow: harness_repo.HarnessRow) -> dict[str, Any]:
+    return {
+        "dataset_content_hash": dataset_hash,
+        "harness": f"{hrow.harness_id}@{hrow.version}",
+        "harness_config_hash": hrow.content_hash,
+        "benchbook_version": __version__,
+        "code_revision": _code_revision(),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+    }
+
+
+def _code_revision() -> str | None:
+    """The git commit of the installed source tree, when it is a checkout."""
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[3]
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except OSError:
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def load_run(conn: Connection, ctx: Context, run_id: str) -> repo.RunRow:
+    """The caller's run; NotFound for unknown ids and other workspaces' runs alike."""
+    row = repo.get_run(conn, run_id, ctx.workspace)
+    if row is None:
+        raise NotFound(f"run {run_id!r} not found", {"id": run_id})
+    return row
+
+
+def run_view(conn: Connection, row: repo.RunRow) -> Run:
+    """The :class:`Run` of a stored row, counts read from its results."""
+    c = repo.counts(conn, row.id)
+    counts = RunCounts(total=row.total, **c)
+    n = c["ok"] + c["error"]
+    return Run(
+        id=row.id,
+        workspace=row.workspace,
+        dataset=f"{row.dataset_id}@{row.dataset_version}",
+        dataset_content_hash=row.dataset_content_hash,
+        harness=row.harness_ref,
+        harness_hash=row.harness_hash,
+        plan=RunPlan.model_validate_json(row.plan),
+        plan_hash=row.plan_hash,
+        settings=RunSettings.model_validate_json(row.settings),
+        status=row.status,
+        counts=counts,
+        spent_usd=row.spent_usd,
+        scorecard_id=row.scorecard_id,
+        pass_rate=c["passed"] / n if n else None,
+        error=row.error,
+        created_by=row.created_by,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        reproducibility=orjson.loads(row.reproducibility),
+    )
+
+
+def get_run(ctx: Context, run_id: str) -> Run:
+    """One run with its counts and pass rate so far.
+
+    Raises:
+        NotFound: unknown id or another workspace's run.
+    """
+    ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        return run_view(conn, load_run(conn, ctx, run_id))
+
+
+def list_runs(
+    ctx: Context,
+    dataset: str | None = None,
+    harness: str | None = None,
+    status: str | None = None,
+    limit: int = 50,
+) -> list[Run]:
+    """The workspace's runs, newest first.
+
+    Args:
+        dataset: a dataset id, or ``id@version`` for one version.
+        harness: a harness id, or ``id@version``.
+        status: one run status.
+        limit: at most this many (1–500).
+    """
+    ctx.require("runs:read")
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
+    dataset_id, _, dataset_version = (dataset or "").partition("@")
+    with ctx.engine.connect() as conn:
+        rows = repo.list_runs(
+            conn,
+            ctx.workspace,
+            dataset_id=dataset_id or None,
+            harness=harness,
+            status=status,
+            limit=limit,
+        )
+        if dataset_version:
+            rows = [r for r in rows if r.dataset_version == dataset_version]
+        return [run_view(conn, r) for r in rows]
+
+
+def cancel_run(ctx: Context, run_id: str) -> Run:
+    """Ask a run to stop: a queued run is cancelled at once; a running one stops starting new
+    cases (the ones in flight finish and are kept). Finished runs are returned unchanged."""
+    ctx.require("runs:write")
+    with ctx.engine.begin() as conn:
+        row = load_run(conn, ctx, run_id)
+        if row.status == "queued":
+            repo.set_run(conn, run_id, status="cancelled", cancel_requested=True)
+        elif row.status == "running":
+            repo.set_run(conn, run_id, cancel_requested=True)
+    return get_run(ctx, run_id)
+
+
+def resume_run(ctx: Context, run_id: str) -> Run:
+    """Queue a run again so only what is missing runs (SPEC H.4): results already stored are
+    kept; ``not_run`` ones are run again. A finished run with nothing missing stays finished.
+
+    Raises:
+        Conflict: the run is executing right now (a live worker holds it).
+    """
+    return _requeue(ctx, run_id, statuses=("not_run",))
+
+
+def retry_run(ctx: Context, run_id: str) -> Run:
+    """Run the errored (case, sample) pairs of a run again, into the same run."""
+    return _requeue(ctx, run_id, statuses=("error", "not_run"))
+
+
+def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
+    ctx.require("runs:write")
+    from benchbook.services.run_execution import holder_alive
+
+    with ctx.engine.begin() as conn:
+        row = load_run(conn, ctx, run_id)
+        if row.status == "running" and holder_alive(row):
+            raise Conflict(
+                f"run {run_id} is executing now (held by {row.claimed_by}); cancel it first",
+                {"id": run_id, "claimed_by": row.claimed_by},
+            )
+        assert row.scorecard_id is not None
+        repo.delete_results(conn, run_id, row.scorecard_id, statuses)
+        repo.set_run(
+            conn,
+            run_id,
+            status="queued",
+            cancel_requested=False,
+            claimed_by=None,
+            heartbeat_at=None,
+            error=None,
+            finished_at=None,
+        )
+    return get_run(ctx, run_id)
+
+
+def list_run_results(
+    ctx: Context, run_id: str, after: str | None = None, limit: int = 100
+) -> list[CaseResult]:
+    """A page of the run's (case, sample) results in dataset order, with the primary
+    scorecard's scores and without traces (read one with :func:`get_run_trace`).
+
+    Args:
+        after: the cursor ``"<position>:<sample>"`` of the last result of the previous page.
+        limit: 1–500.
+    """
+    ctx.require("runs:read")
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
+    cursor = _cursor(after)
+    with ctx.engine.connect() as conn:
+        row = load_run(conn, ctx, run_id)
+        rows = repo.result_page(conn, run_id, cursor, limit)
+        scores = repo.scores_of(conn, row.scorecard_id) if row.scorecard_id and rows else {}
+    out = []
+    for r in rows:
+        _, score_json = scores.get((r.case_id, r.sample), (None, "[]"))
+        out.append(
+            CaseResult(
+                case_id=r.case_id,
+                sample=r.sample,
+                status=r.status,
+                error=r.error,
+                answer=r.answer,
+                passed=r.passed,
+                scores=[Score.model_validate(s) for s in orjson.loads(score_json)],
+                cost_usd=r.cost_usd,
+                duration_ms=r.duration_ms,
+            )
+        )
+    return out
+
+
+def _cursor(after: str | None) -> tuple[int, int] | None:
+    if after is None:
+        return None
+    pos, _, sample = after.partition(":")
+    try:
+        value = (int(pos), int(sample or "0"))
+    except ValueError:
+        value = (-1, -1)
+    if value[0] < 0 or value[1] < 0 or value[0] > 2**62 or value[1] > 2**31:
+        raise InvalidInput(
+            "after must be '<position>:<sample>' from a previous page", {"after": after}
+        )
+    return value
+
+
+def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> Trace:
+    """The full trace of one (case, sample) of a run.
+
+    Raises:
+        NotFound: unknown run (or another workspace's) or no result for that case and sample.
+    """
+    ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        load_run(conn, ctx, run_id)
+        found = repo.trace_of(conn, run_id, case_id, sample)
+    if found is None or (found.trace is None and found.trace_path is None):
+        raise NotFound(
+            f"no trace for case {case_id!r} sample {sample} in run {run_id}",
+            {"id": run_id, "case_id": case_id, "sample": sample},
+        )
+    return traces.load_trace(ctx.settings, found.trace, found.trace_path)
+
+
+def with_run_status(conn: Connection, workspace: str, details: dict[str, Any]) -> dict[str, Any]:
+    """A timeline ``run`` event's details plus the run's current status, counts and pass rate
+    (``status: "deleted"`` never happens: runs are kept)."""
+    row = repo.get_run(conn, str(details.get("run_id")), workspace)
+    if row is None:
+        return details
+    view = run_view(conn, row)
+    return {
+        **details,
+        "status": view.status,
+        "pass_rate": view.pass_rate,
+        "done": view.counts.done,
+        "total": view.counts.total,
+    }

@@ -1,0 +1,218 @@
+"""Scorecard operations (SPEC H.6, H.8): read a run's scorecards and rescore a saved run.
+
+A run's own scorecard is created with the run and filled as results are written; its summary
+(pass rate with the Wilson interval, pass@k/pass^k, metrics, tokens, cost, latency) is computed
+when the run ends. ``rescore_run`` grades the stored traces again under another plan without
+calling the harness: a new scorecard linked to the same traces; the first one is unchanged.
+Judge verdicts come from the verdict cache when the judge spec and its input are unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets as random_source
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+from sqlalchemy import Connection
+
+from benchbook.contracts.dataset import Case, GraderSpec
+from benchbook.contracts.run import CaseResult, RunPlan, RunSettings, Usage
+from benchbook.contracts.score import Score
+from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Conflict, InvalidInput, NotFound
+from benchbook.eval.executors.local import decide_passed
+from benchbook.eval.graders import check_grader_ids
+from benchbook.eval.grading import Grading, Submission, grade_submission
+from benchbook.eval.plans import plan_hash
+from benchbook.eval.pricing import load_pricing
+from benchbook.eval.scorecards import ScorecardBuilder
+from benchbook.services import traces
+from benchbook.services.context import Context
+from benchbook.services.runs import load_run
+from benchbook.settings import Settings
+from benchbook.store import datasets as dataset_repo
+from benchbook.store import runs as repo
+
+RESCORE_CONCURRENCY = 8
+RESCORE_CHUNK = 500
+
+
+def _results(
+    conn: Connection, run_id: str, scorecard_id: str
+) -> Iterator[tuple[CaseResult, Usage]]:
+    """The run's results with one scorecard's scores (no traces) and their token usage."""
+    scores = repo.scores_of(conn, scorecard_id)
+    for r in repo.iter_results(conn, run_id):
+        passed, score_json = scores.get((r.case_id, r.sample), (r.passed, "[]"))
+        result = CaseResult(
+            case_id=r.case_id,
+            sample=r.sample,
+            status=r.status,
+            error=r.error,
+            answer=r.answer,
+            passed=passed if r.status != "not_run" else None,
+            scores=[Score.model_validate(s) for s in orjson.loads(score_json)],
+            cost_usd=r.cost_usd,
+            duration_ms=r.duration_ms,
+        )
+        yield result, Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+
+
+def summarize(
+    conn: Connection,
+    run: repo.RunRow,
+    scorecard_id: str,
+    pricing_sha: str | None,
+) -> Scorecard:
+    """Compute a scorecard's summary from the stored results and scores."""
+    head = repo.get_scorecard(conn, scorecard_id)
+    assert head is not None
+    settings = RunSettings.model_validate_json(run.settings)
+    builder = ScorecardBuilder(repeats=settings.repeats)
+    for result, usage in _results(conn, run.id, scorecard_id):
+        builder.add(result, usage)
+    return Scorecard(
+        id=scorecard_id,
+        run_id=run.id,
+        plan=RunPlan.model_validate_json(head.plan),
+        plan_hash=head.plan_hash,
+        dataset=f"{run.dataset_id}@{run.dataset_version}",
+        dataset_content_hash=run.dataset_content_hash,
+        harness=run.harness_ref,
+        rescore_of=head.rescore_of,
+        repeats=settings.repeats,
+        pricing_sha256=pricing_sha,
+        created_by=head.created_by,
+        created_at=head.created_at,
+        **builder.summary(),
+    )
+
+
+def finalize(
+    conn: Connection,
+    settings: Settings,
+    run: repo.RunRow,
+    scorecard_id: str | None,
+    pricing_sha: str | None,
+) -> Scorecard | None:
+    """Compute and store a scorecard's summary (called when a run ends)."""
+    if scorecard_id is None:
+        return None
+    card = summarize(conn, run, scorecard_id, pricing_sha)
+    repo.set_scorecard_summary(conn, scorecard_id, card.model_dump_json())
+    return card
+
+
+def get_scorecard(ctx: Context, scorecard_id: str) -> Scorecard:
+    """One scorecard; a running run's own scorecard is computed on the fly.
+
+    Raises:
+        NotFound: unknown id, or the scorecard of another workspace's run.
+    """
+    ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        head = repo.get_scorecard(conn, scorecard_id)
+        run = repo.get_run(conn, head.run_id, ctx.workspace) if head is not None else None
+        if head is None or run is None:
+            raise NotFound(f"scorecard {scorecard_id!r} not found", {"id": scorecard_id})
+        if head.summary is not None:
+            return Scorecard.model_validate_json(head.summary)
+        return summarize(conn, run, scorecard_id, None)
+
+
+def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
+    """A run's scorecards, its own first, then rescores oldest first."""
+    ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        run = load_run(conn, ctx, run_id)
+        heads = repo.scorecards_of(conn, run_id)
+        return [
+            Scorecard.model_validate_json(h.summary)
+            if h.summary is not None
+            else summarize(conn, run, h.id, None)
+            for h in heads
+        ]
+
+
+def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scorecard:
+    """Grade a finished run's saved traces under another plan, calling no harness (SPEC H.8).
+
+    Workspace graders (``command``, ``tests-pass``) are ``skipped``: the case workspaces are
+    gone. Judges reuse cached verdicts when their spec and input are unchanged.
+
+    Args:
+        graders: the new plan (at least one grader).
+
+    Returns:
+        The new scorecard (``rescore_of`` = the run's own scorecard).
+
+    Raises:
+        InvalidInput: no graders, or unknown grader ids (the known ones listed).
+        Conflict: the run has not ended yet.
+        NotFound: unknown run or another workspace's.
+    """
+    ctx.require("runs:write")
+    if not graders:
+        raise InvalidInput("rescoring needs at least one grader", {"graders": []})
+    check_grader_ids(graders)
+    with ctx.engine.connect() as conn:
+        run = load_run(conn, ctx, run_id)
+    if run.status in ("queued", "running"):
+        raise Conflict(
+            f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
+        )
+    plan = RunPlan(graders=graders)
+    card_id = "sc_" + random_source.token_hex(8)
+    from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
+
+    secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
+    grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
+    rows = asyncio.run(_regrade(ctx, run, graders, grading))
+    _, pricing_sha = load_pricing(ctx.settings.pricing_file)
+    with ctx.engine.begin() as conn:
+        repo.insert_scorecard(
+            conn,
+            id=card_id,
+            run_id=run_id,
+            plan=plan.model_dump_json(),
+            plan_hash=plan_hash(plan),
+            rescore_of=run.scorecard_id,
+            created_by=ctx.principal.user_id,
+        )
+        repo.write_scores(conn, card_id, rows)
+        finalize(conn, ctx.settings, run, card_id, pricing_sha)
+        head = repo.get_scorecard(conn, card_id)
+    assert head is not None and head.summary is not None
+    return Scorecard.model_validate_json(head.summary)
+
+
+async def _regrade(
+    ctx: Context, run: repo.RunRow, graders: list[GraderSpec], grading: Grading
+) -> list[tuple[str, int, bool | None, str]]:
+    """New scores for every stored result, a chunk of results (and their cases) at a time."""
+    slots = asyncio.Semaphore(RESCORE_CONCURRENCY)
+    out: list[tuple[str, int, bool | None, str]] = []
+
+    async def one(row: Any, case: Case) -> tuple[str, int, bool | None, str]:
+        if row.status != "ok":
+            return row.case_id, row.sample, None if row.status == "not_run" else False, "[]"
+        async with slots:
+            trace = traces.load_trace(ctx.settings, row.trace, row.trace_path)
+            submission = Submission(trace.answer, trace, "ok", None)
+            scores = await grade_submission(graders, submission, case, grading)
+        dumped = orjson.dumps([s.model_dump(mode="json") for s in scores]).decode()
+        return row.case_id, row.sample, decide_passed("ok", scores), dumped
+
+    after: tuple[int, int] | None = None
+    while True:
+        with ctx.engine.connect() as conn:
+            rows = repo.result_page(conn, run.id, after, RESCORE_CHUNK, with_trace=True)
+            if not rows:
+                return out
+            first, last = rows[0].position, rows[-1].position
+            page = dataset_repo.case_page(conn, run.dataset_pk, first - 1, last - first + 1)
+        cases = {p: Case.model_validate_json(body) for p, _, body in page}
+        out += await asyncio.gather(*(one(r, cases[r.position]) for r in rows))
+        after = (rows[-1].position, rows[-1].sample)

@@ -1,0 +1,54 @@
+"""Trace storage (SPEC H.4): compressed in the result row, or a file when large.
+
+A trace is its JSON (pydantic) compressed with zlib in ``case_results.trace``. Traces whose JSON
+is larger than ``settings.trace_file_bytes`` (1 MiB) are written once to
+``BENCHBOOK_HOME/traces/<sha[:2]>/<sha256>.json.gz`` and the row keeps the path and the sha256
+of the uncompressed JSON (checked on read).
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import os
+import zlib
+from pathlib import Path
+
+from benchbook.contracts.run import Trace
+from benchbook.errors import BenchbookError
+from benchbook.settings import Settings
+
+
+def encode_trace(settings: Settings, trace: Trace) -> tuple[bytes | None, str | None, str]:
+    """``(compressed bytes or None, file path relative to home/traces or None, sha256)``."""
+    raw = trace.model_dump_json().encode()
+    digest = hashlib.sha256(raw).hexdigest()
+    if len(raw) <= settings.trace_file_bytes:
+        return zlib.compress(raw, 6), None, digest
+    rel = f"{digest[:2]}/{digest}.json.gz"
+    path = settings.home / "traces" / rel
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_bytes(gzip.compress(raw, 6))
+        tmp.replace(path)
+    return None, rel, digest
+
+
+def load_trace(settings: Settings, blob: bytes | None, rel: str | None) -> Trace:
+    """Decode a stored trace.
+
+    Raises:
+        BenchbookError: the trace file is missing or its content does not match its sha256.
+    """
+    if blob is not None:
+        return Trace.model_validate_json(zlib.decompress(blob))
+    assert rel is not None
+    path = settings.home / "traces" / rel
+    try:
+        raw = gzip.decompress(path.read_bytes())
+    except OSError as exc:
+        raise BenchbookError(f"trace file {path} cannot be read: {exc}") from exc
+    if hashlib.sha256(raw).hexdigest() != Path(rel).name.split(".")[0]:
+        raise BenchbookError(f"trace file {path} does not match its sha256")
+    return Trace.model_validate_json(raw)

@@ -1,0 +1,410 @@
+"""Runs repository: run rows, per-(case, sample) results, scorecards and cached judge verdicts.
+
+Results are written in small batches, each batch one transaction that also advances the run's
+counters, so a killed process loses at most the results not yet flushed (SPEC H.4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
+
+from benchbook.store.tables import (
+    case_results,
+    judge_verdicts,
+    runs,
+    scorecard_scores,
+    scorecards,
+    utcnow,
+)
+
+_R = runs.c
+_C = case_results.c
+_S = scorecards.c
+_SS = scorecard_scores.c
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """A stored run (JSON columns as text)."""
+
+    id: str
+    workspace: str
+    dataset_pk: int
+    dataset_id: str
+    dataset_version: str
+    dataset_content_hash: str
+    harness_pk: int
+    harness_ref: str
+    harness_hash: str
+    plan: str
+    plan_hash: str
+    settings: str
+    status: str
+    error: str | None
+    total: int
+    spent_usd: float
+    scorecard_id: str | None
+    cancel_requested: bool
+    claimed_by: str | None
+    heartbeat_at: datetime | None
+    reproducibility: str
+    created_by: str
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+_RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    """One (case, sample) result as written: ``trace`` is compressed bytes or None when the
+    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON."""
+
+    case_id: str
+    sample: int
+    position: int
+    status: str
+    error: str | None
+    answer: str
+    passed: bool | None
+    cost_usd: float | None
+    input_tokens: int
+    output_tokens: int
+    duration_ms: int
+    trace: bytes | None
+    trace_path: str | None
+    trace_sha256: str | None
+    scores: str
+
+
+def insert_run(conn: Connection, **values: Any) -> None:
+    """Store a new run row (``values`` are the table's columns)."""
+    conn.execute(
+        insert(runs).values(spent_usd=0.0, cancel_requested=False, created_at=utcnow(), **values)
+    )
+
+
+def get_run(conn: Connection, run_id: str, workspace: str | None = None) -> RunRow | None:
+    """The run, optionally only when it belongs to ``workspace``."""
+    stmt = select(*_RUN_COLUMNS).where(_R.id == run_id)
+    if workspace is not None:
+        stmt = stmt.where(_R.workspace == workspace)
+    row = conn.execute(stmt).first()
+    return RunRow(*row) if row is not None else None
+
+
+def list_runs(
+    conn: Connection,
+    workspace: str,
+    *,
+    dataset_id: str | None = None,
+    harness: str | None = None,
+    status: str | None = None,
+    dataset_pks: Sequence[int] | None = None,
+    limit: int = 50,
+) -> list[RunRow]:
+    """Runs of ``workspace``, newest first, filtered."""
+    stmt = select(*_RUN_COLUMNS).where(_R.workspace == workspace)
+    if dataset_id is not None:
+        stmt = stmt.where(_R.dataset_id == dataset_id)
+    if harness is not None:
+        cond = _R.harness_ref == harness if "@" in harness else _R.harness_ref.like(f"{harness}@%")
+        stmt = stmt.where(cond)
+    if status is not None:
+        stmt = stmt.where(_R.status == status)
+    if dataset_pks is not None:
+        stmt = stmt.where(_R.dataset_pk.in_(list(dataset_pks)))
+    stmt = stmt.order_by(_R.created_at.desc(), _R.id.desc()).limit(limit)
+    return [RunRow(*r) for r in conn.execute(stmt)]
+
+
+def set_run(conn: Connection, run_id: str, **values: Any) -> None:
+    """Update columns of one run."""
+    conn.execute(update(runs).where(_R.id == run_id).values(**values))
+
+
+def claim_run(conn: Connection, run_id: str, worker: str, stale_before: datetime) -> bool:
+    """Take a run for ``worker`` when it is queued, or running with a heartbeat older than
+    ``stale_before`` (its process died). True when this worker now owns it."""
+    stmt = (
+        update(runs)
+        .where(
+            _R.id == run_id,
+            or_(
+                _R.status == "queued",
+                and_(
+                    _R.status == "running",
+                    or_(_R.heartbeat_at.is_(None), _R.heartbeat_at < stale_before),
+                ),
+                _R.claimed_by == worker,
+            ),
+        )
+        .values(claimed_by=worker, heartbeat_at=utcnow(), status="running")
+    )
+    return conn.execute(stmt).rowcount == 1
+
+
+def claimable_runs(conn: Connection, stale_before: datetime, limit: int = 10) -> list[str]:
+    """Ids of queued runs and of running runs whose heartbeat is stale, oldest first."""
+    stmt = (
+        select(_R.id)
+        .where(
+            or_(
+                _R.status == "queued",
+                and_(
+                    _R.status == "running",
+                    or_(_R.heartbeat_at.is_(None), _R.heartbeat_at < stale_before),
+                ),
+            )
+        )
+        .order_by(_R.created_at)
+        .limit(limit)
+    )
+    return [r[0] for r in conn.execute(stmt)]
+
+
+def heartbeat(conn: Connection, run_id: str, worker: str) -> bool:
+    """Renew the run's lease; False (and cancel_requested ignored) when another worker owns it.
+    Returns True while this worker still owns the run."""
+    res = conn.execute(
+        update(runs).where(_R.id == run_id, _R.claimed_by == worker).values(heartbeat_at=utcnow())
+    )
+    return res.rowcount == 1
+
+
+def write_results(
+    conn: Connection, run_id: str, scorecard_id: str, rows: Sequence[ResultRow]
+) -> None:
+    """Insert finished (case, sample) results and their primary-scorecard scores, and add
+    their cost to the run (one transaction: the caller's)."""
+    if not rows:
+        return
+    now = utcnow()
+    conn.execute(
+        insert(case_results),
+        [
+            {
+                "run_id": run_id,
+                "case_id": r.case_id,
+                "sample": r.sample,
+                "position": r.position,
+                "status": r.status,
+                "error": r.error,
+                "answer": r.answer,
+                "passed": r.passed,
+                "cost_usd": r.cost_usd,
+                "input_tokens": r.input_tokens,
+                "output_tokens": r.output_tokens,
+                "duration_ms": r.duration_ms,
+                "trace": r.trace,
+                "trace_path": r.trace_path,
+                "trace_sha256": r.trace_sha256,
+                "finished_at": now,
+            }
+            for r in rows
+        ],
+    )
+    write_scores(conn, scorecard_id, [(r.case_id, r.sample, r.passed, r.scores) for r in rows])
+    spent = sum(r.cost_usd or 0.0 for r in rows)
+    if spent:
+        conn.execute(update(runs).where(_R.id == run_id).values(spent_usd=_R.spent_usd + spent))
+
+
+def write_scores(
+    conn: Connection, scorecard_id: str, rows: Sequence[tuple[str, int, bool | None, str]]
+) -> None:
+    """Insert ``(case_id, sample, passed, scores JSON)`` rows of one scorecard."""
+    if rows:
+        conn.execute(
+            insert(scorecard_scores),
+            [
+                {"scorecard_id": scorecard_id, "case_id": c, "sample": s, "passed": p, "scores": j}
+                for c, s, p, j in rows
+            ],
+        )
+
+
+def done_keys(conn: Connection, run_id: str, statuses: Sequence[str]) -> set[tuple[str, int]]:
+    """``(case_id, sample)`` pairs of the run whose result has one of ``statuses``."""
+    stmt = select(_C.case_id, _C.sample).where(_C.run_id == run_id, _C.status.in_(statuses))
+    return {(c, s) for c, s in conn.execute(stmt)}
+
+
+def delete_results(
+    conn: Connection, run_id: str, scorecard_id: str, statuses: Sequence[str]
+) -> int:
+    """Remove the run's results with the given statuses (and their scores); returns how many."""
+    keys = [{"c": c, "s": s} for c, s in done_keys(conn, run_id, statuses)]
+    if keys:
+        conn.execute(
+            delete(scorecard_scores).where(
+                _SS.scorecard_id == scorecard_id,
+                _SS.case_id == bindparam("c"),
+                _SS.sample == bindparam("s"),
+            ),
+            keys,
+        )
+        conn.execute(
+            delete(case_results).where(
+                _C.run_id == run_id, _C.case_id == bindparam("c"), _C.sample == bindparam("s")
+            ),
+            keys,
+        )
+    return len(keys)
+
+
+def counts(conn: Connection, run_id: str) -> dict[str, int]:
+    """``{done, ok, error, not_run, passed}`` over the run's stored results."""
+    stmt = (
+        select(_C.status, _C.passed, func.count())
+        .where(_C.run_id == run_id)
+        .group_by(_C.status, _C.passed)
+    )
+    out = {"done": 0, "ok": 0, "error": 0, "not_run": 0, "passed": 0}
+    for status, passed, n in conn.execute(stmt):
+        out[status] = out.get(status, 0) + n
+        if status != "not_run":
+            out["done"] += n
+        if passed:
+            out["passed"] += n
+    return out
+
+
+def result_page(
+    conn: Connection,
+    run_id: str,
+    after: tuple[int, int] | None,
+    limit: int,
+    with_trace: bool = False,
+) -> list[Any]:
+    """Results in dataset order after the keyset ``(position, sample)``."""
+    cols = [
+        _C.case_id,
+        _C.sample,
+        _C.position,
+        _C.status,
+        _C.error,
+        _C.answer,
+        _C.passed,
+        _C.cost_usd,
+        _C.input_tokens,
+        _C.output_tokens,
+        _C.duration_ms,
+    ]
+    if with_trace:
+        cols += [_C.trace, _C.trace_path, _C.trace_sha256]
+    stmt = select(*cols).where(_C.run_id == run_id)
+    if after is not None:
+        pos, sample = after
+        stmt = stmt.where(or_(_C.position > pos, and_(_C.position == pos, _C.sample > sample)))
+    stmt = stmt.order_by(_C.position, _C.sample).limit(limit)
+    return list(conn.execute(stmt))
+
+
+def iter_results(
+    conn: Connection, run_id: str, with_trace: bool = False, chunk: int = 2000
+) -> Iterator[Any]:
+    """Every result of the run in dataset order, fetched in keyset chunks."""
+    after: tuple[int, int] | None = None
+    while True:
+        rows = result_page(conn, run_id, after, chunk, with_trace)
+        if not rows:
+            return
+        yield from rows
+        after = (rows[-1].position, rows[-1].sample)
+
+
+def trace_of(conn: Connection, run_id: str, case_id: str, sample: int) -> Any | None:
+    """``(trace, trace_path, trace_sha256, status, error, answer)`` of one result, or None."""
+    stmt = select(_C.trace, _C.trace_path, _C.trace_sha256, _C.status, _C.error, _C.answer).where(
+        _C.run_id == run_id, _C.case_id == case_id, _C.sample == sample
+    )
+    return conn.execute(stmt).first()
+
+
+def insert_scorecard(conn: Connection, **values: Any) -> None:
+    """Store a scorecard header."""
+    conn.execute(insert(scorecards).values(created_at=utcnow(), **values))
+
+
+def get_scorecard(conn: Connection, scorecard_id: str) -> Any | None:
+    """``(id, run_id, plan, plan_hash, rescore_of, summary, created_by, created_at)``."""
+    stmt = select(
+        _S.id,
+        _S.run_id,
+        _S.plan,
+        _S.plan_hash,
+        _S.rescore_of,
+        _S.summary,
+        _S.created_by,
+        _S.created_at,
+    ).where(_S.id == scorecard_id)
+    return conn.execute(stmt).first()
+
+
+def scorecards_of(conn: Connection, run_id: str) -> list[Any]:
+    """The run's scorecards, oldest first (same columns as :func:`get_scorecard`)."""
+    stmt = (
+        select(
+            _S.id,
+            _S.run_id,
+            _S.plan,
+            _S.plan_hash,
+            _S.rescore_of,
+            _S.summary,
+            _S.created_by,
+            _S.created_at,
+        )
+        .where(_S.run_id == run_id)
+        .order_by(_S.created_at, _S.id)
+    )
+    return list(conn.execute(stmt))
+
+
+def set_scorecard_summary(conn: Connection, scorecard_id: str, summary: str) -> None:
+    """Record a scorecard's computed summary JSON."""
+    conn.execute(update(scorecards).where(_S.id == scorecard_id).values(summary=summary))
+
+
+def scores_of(
+    conn: Connection, scorecard_id: str
+) -> dict[tuple[str, int], tuple[bool | None, str]]:
+    """``(case_id, sample) → (passed, scores JSON)`` for a scorecard."""
+    stmt = select(_SS.case_id, _SS.sample, _SS.passed, _SS.scores).where(
+        _SS.scorecard_id == scorecard_id
+    )
+    return {(c, s): (p, j) for c, s, p, j in conn.execute(stmt)}
+
+
+def get_verdict(conn: Connection, workspace: str, judge_hash: str, input_hash: str) -> str | None:
+    """A cached judge verdict JSON, or None."""
+    stmt = select(judge_verdicts.c.verdict).where(
+        judge_verdicts.c.workspace == workspace,
+        judge_verdicts.c.judge_hash == judge_hash,
+        judge_verdicts.c.input_hash == input_hash,
+    )
+    value = conn.execute(stmt).scalar()
+    return str(value) if value is not None else None
+
+
+def put_verdict(
+    conn: Connection, workspace: str, judge_hash: str, input_hash: str, verdict: str
+) -> None:
+    """Cache a judge verdict (an existing entry for the key is kept)."""
+    if get_verdict(conn, workspace, judge_hash, input_hash) is None:
+        conn.execute(
+            insert(judge_verdicts).values(
+                workspace=workspace,
+                judge_hash=judge_hash,
+                input_hash=input_hash,
+                verdict=verdict,
+                created_at=utcnow(),
+            )
+        )

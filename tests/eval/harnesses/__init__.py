@@ -1,0 +1,1 @@
+"""Python harnesses used by the run tests (registered as ``tests.eval.harnesses.agents:…``)."""

@@ -1,0 +1,54 @@
+"""Tiny deterministic python harnesses for run tests.
+
+Each takes a ``CaseInput`` and answers from its task alone — they never see gold, so a wrong
+answer is a wrong answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from benchbook.contracts.run import CaseInput, HarnessOutput, Usage
+
+
+def add(case: CaseInput) -> str:
+    """Answers ``a+b`` tasks correctly."""
+    a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
+    return str(a + b)
+
+
+def add_wrong_on_odd_samples(case: CaseInput) -> str:
+    """Correct on even samples, off by one on odd ones (for pass@k tables)."""
+    a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
+    return str(a + b + (case.sample % 2))
+
+
+def constant(case: CaseInput) -> str:
+    """Always ``42`` (the overhead benchmark's harness)."""
+    return "42"
+
+
+def priced(case: CaseInput) -> HarnessOutput:
+    """Correct answers that cost 1,000,000 input tokens of ``test-model`` each."""
+    return HarnessOutput(
+        answer=add(case), usage=Usage(input_tokens=1_000_000, output_tokens=0), model="test-model"
+    )
+
+
+def explode(case: CaseInput) -> str:
+    """Fails on every case whose id ends in 1."""
+    if case.case_id.endswith("1"):
+        raise ValueError(f"cannot do {case.case_id}")
+    return add(case)
+
+
+async def slow(case: CaseInput) -> str:
+    """Sleeps 0.2 s then answers (for cancel tests)."""
+    await asyncio.sleep(0.2)
+    return add(case)
+
+
+def leak_probe(case: CaseInput) -> str:
+    """Returns the whole input it received, as JSON (gold-leak tests search it)."""
+    return case.model_dump_json()

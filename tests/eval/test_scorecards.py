@@ -1,0 +1,199 @@
+"""Scorecard summaries (SPEC H.6): Wilson interval, pass@k, pass^k, metrics, counts, latency."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from fractions import Fraction
+
+import pytest
+from statsmodels.stats.proportion import proportion_confint
+
+from benchbook.contracts.run import CaseResult, Trace, Usage
+from benchbook.contracts.score import Score
+from benchbook.eval.scorecards import (
+    ScorecardBuilder,
+    nearest_rank,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+
+
+def _result(
+    case_id: str,
+    sample: int,
+    passed: bool | None,
+    status: str = "ok",
+    duration_ms: int = 0,
+    scores: list[Score] | None = None,
+    **extra: object,
+) -> CaseResult:
+    return CaseResult.model_validate(
+        {
+            "case_id": case_id,
+            "sample": sample,
+            "status": status,
+            "passed": passed,
+            "duration_ms": duration_ms,
+            "scores": scores or [],
+            **extra,
+        }
+    )
+
+
+GRID = [(c, n) for n in (1, 2, 3, 7, 10, 50, 1000) for c in sorted({0, 1, n // 3, n - 1, n})]
+
+
+@pytest.mark.parametrize(("count", "nobs"), GRID)
+def test_the_wilson_interval_equals_statsmodels(count: int, nobs: int) -> None:
+    low, high = proportion_confint(count, nobs, alpha=0.05, method="wilson")
+    interval = wilson_interval(count, nobs)
+    assert interval.low == pytest.approx(float(low), abs=1e-12)
+    assert interval.high == pytest.approx(float(high), abs=1e-12)
+    assert interval.level == 0.95 and interval.method == "wilson"
+
+
+def test_a_wilson_interval_of_no_pairs_is_refused() -> None:
+    with pytest.raises(ValueError):
+        wilson_interval(0, 0)
+
+
+def _repeats_table() -> list[CaseResult]:
+    """Five cases, repeats = 5. Passing samples: A 5/5, B 0/5, C 2/5, D 4/5 (its fifth sample
+    an errored harness), E 1/3 (two samples not run)."""
+    plan = {"A": [True] * 5, "B": [False] * 5, "C": [True, False, True, False, False]}
+    plan["D"] = [True, True, True, True, False]
+    results = [_result(cid, i, p) for cid, row in plan.items() for i, p in enumerate(row)]
+    results[-1] = _result("D", 4, False, status="error", error="timeout")
+    results += [_result("E", 0, False), _result("E", 1, True), _result("E", 2, False)]
+    results += [_result("E", 3, None, status="not_run"), _result("E", 4, None, "not_run")]
+    return results
+
+
+def test_pass_at_k_and_pass_hat_k_match_a_hand_computed_table() -> None:
+    builder = ScorecardBuilder(repeats=5)
+    for result in _repeats_table():
+        builder.add(result)
+    summary = builder.summary()
+    # pass@1 per case = c/n: A 1, B 0, C 2/5, D 4/5, E 1/3 (E has 3 finished samples).
+    pass1 = (1 + 0 + Fraction(2, 5) + Fraction(4, 5) + Fraction(1, 3)) / 5
+    assert pass1 == Fraction(38, 75)
+    # pass@2 = 1 - C(n-c,2)/C(n,2): A 1, B 0, C 1-3/10, D 1 (n-c=1<2), E 1-C(2,2)/C(3,2)=2/3.
+    pass2 = (1 + 0 + (1 - Fraction(3, 10)) + 1 + Fraction(2, 3)) / 5
+    # pass^2 = C(c,2)/C(n,2): A 1, B 0, C 1/10, D 6/10, E 0.
+    hat2 = (1 + 0 + Fraction(1, 10) + Fraction(6, 10) + 0) / 5
+    # k = 5: E (3 samples) is left out; pass@5 = 1 iff c ≥ 1, pass^5 = 1 iff c = 5.
+    pass5, hat5 = Fraction(3, 4), Fraction(1, 4)
+    assert summary["pass_at_k"]["1"] == pytest.approx(float(pass1), abs=1e-12)
+    assert summary["pass_at_k"]["2"] == pytest.approx(float(pass2), abs=1e-12)
+    assert summary["pass_hat_k"]["2"] == pytest.approx(float(hat2), abs=1e-12)
+    assert summary["pass_at_k"]["5"] == pytest.approx(float(pass5), abs=1e-12)
+    assert summary["pass_hat_k"]["5"] == pytest.approx(float(hat5), abs=1e-12)
+    assert sorted(summary["pass_at_k"]) == ["1", "2", "3", "4", "5"]
+
+
+def test_not_run_pairs_are_excluded_and_errors_count_as_failed() -> None:
+    builder = ScorecardBuilder(repeats=5)
+    for result in _repeats_table():
+        builder.add(result)
+    summary = builder.summary()
+    # passed samples: 5 + 0 + 2 + 4 + 1 = 12 of 5 + 5 + 5 + 5 + 3 = 23 finished pairs.
+    assert (summary["n"], summary["passed"], summary["errors"]) == (23, 12, 1)
+    assert summary["not_run"] == 2 and summary["cases"] == 5
+    assert summary["pass_rate"] == pytest.approx(12 / 23)
+    low, high = proportion_confint(12, 23, alpha=0.05, method="wilson")
+    assert summary["pass_interval"].low == pytest.approx(float(low), abs=1e-12)
+    assert summary["pass_interval"].high == pytest.approx(float(high), abs=1e-12)
+
+
+def test_an_empty_scorecard_has_no_pass_rate() -> None:
+    summary = ScorecardBuilder(repeats=3).summary()
+    assert summary["n"] == 0 and summary["pass_rate"] is None
+    assert summary["pass_interval"] is None and summary["pass_at_k"] == {}
+    assert summary["latency"].p50_ms is None
+
+
+def _subsets(n: int, c: int, k: int) -> tuple[Fraction, Fraction]:
+    """Brute force over every k-subset of n samples of which the first c pass."""
+    subsets = list(itertools.combinations(range(n), k))
+    some = sum(any(i < c for i in s) for s in subsets)
+    every = sum(all(i < c for i in s) for s in subsets)
+    return Fraction(some, len(subsets)), Fraction(every, len(subsets))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8])
+def test_pass_at_k_and_pass_hat_k_agree_with_enumerating_every_subset(n: int) -> None:
+    for c in range(n + 1):
+        for k in range(1, n + 1):
+            some, every = _subsets(n, c, k)
+            assert pass_at_k(n, c, k) == pytest.approx(float(some), abs=1e-12)
+            assert pass_hat_k(n, c, k) == pytest.approx(float(every), abs=1e-12)
+
+
+def test_pass_at_k_stays_finite_for_many_samples() -> None:
+    value = pass_at_k(200, 3, 100)
+    exact = 1 - Fraction(math.comb(197, 100), math.comb(200, 100))
+    assert value == pytest.approx(float(exact), rel=1e-12)
+
+
+def test_metric_summaries_average_only_graded_scores() -> None:
+    def score(value: float, passed: bool | None, status: str = "ok") -> Score:
+        return Score(grader="numeric", metric="numeric", value=value, passed=passed, status=status)
+
+    builder = ScorecardBuilder()
+    builder.add(_result("a", 0, True, scores=[score(1.0, True)]))
+    builder.add(_result("b", 0, False, scores=[score(0.0, False)]))
+    builder.add(_result("c", 0, True, scores=[score(1.0, True)]))
+    builder.add(_result("d", 0, None, scores=[score(0.0, None, "error")]))
+    builder.add(_result("e", 0, None, scores=[score(0.0, None, "skipped")]))
+    summary = builder.summary()["metrics"]["numeric"]
+    assert (summary.n, summary.passed, summary.errors, summary.skipped) == (3, 2, 1, 1)
+    assert summary.mean == pytest.approx(2 / 3)
+    assert (summary.min, summary.max) == (0.0, 1.0)
+
+
+def test_latency_percentiles_are_nearest_rank_over_finished_pairs() -> None:
+    builder = ScorecardBuilder()
+    for i, ms in enumerate([70, 10, 100, 40, 20, 90, 30, 60, 50, 80]):
+        builder.add(_result(f"c{i}", 0, True, duration_ms=ms))
+    builder.add(_result("late", 0, None, status="not_run", duration_ms=99_999))
+    latency = builder.summary()["latency"]
+    # N = 10: p50 → rank ⌈5⌉ = 5th smallest = 50; p95 → rank ⌈9.5⌉ = 10 → 100.
+    assert (latency.p50_ms, latency.p95_ms, latency.max_ms) == (50.0, 100.0, 100.0)
+    # N = 20 values 1..20: p95 → rank 19; p50 → rank 10.
+    assert nearest_rank(list(range(1, 21)), 95) == 19.0
+    assert nearest_rank(list(range(1, 21)), 50) == 10.0
+
+
+def test_tokens_and_cost_are_summed_from_traces_results_and_given_usage() -> None:
+    builder = ScorecardBuilder()
+    trace = Trace(usage=Usage(input_tokens=100, output_tokens=10), cost_usd=0.25)
+    builder.add(_result("a", 0, True, trace=trace))  # cost from the trace
+    builder.add(_result("b", 0, True, cost_usd=0.5), Usage(input_tokens=7, output_tokens=3))
+    builder.add(_result("c", 0, False, status="error", cost_usd=None))  # unpriced
+    summary = builder.summary()
+    assert (summary["tokens_input"], summary["tokens_output"]) == (107, 13)
+    assert summary["cost_usd"] == pytest.approx(0.75)
+
+
+def test_finish_builds_a_valid_scorecard_with_the_callers_header() -> None:
+    from datetime import UTC, datetime
+
+    from benchbook.contracts.run import RunPlan
+
+    builder = ScorecardBuilder(repeats=2)
+    builder.add(_result("a", 0, True))
+    builder.add(_result("a", 1, False))
+    card = builder.finish(
+        id="sc_1",
+        run_id="run_1",
+        plan=RunPlan(),
+        plan_hash="0" * 64,
+        dataset="d@1.0.0",
+        dataset_content_hash="1" * 64,
+        harness="h@1.0.0",
+        created_at=datetime.now(UTC),
+    )
+    assert card.repeats == 2 and card.n == 2 and card.pass_rate == 0.5
+    assert card.pass_hat_k["2"] == 0.0 and card.pass_at_k["2"] == 1.0
