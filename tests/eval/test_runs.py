@@ -248,3 +248,29 @@ def test_resume_refuses_a_run_a_live_process_is_executing(rctx: Context) -> None
     )
     with pytest.raises(Conflict, match="executing"):
         runs.resume_run(rctx, run.id)
+
+
+def test_large_traces_are_kept_as_files_checked_by_their_sha256(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    small = settings.model_copy(update={"trace_file_bytes": 64, "work_root": tmp_path / "w"})
+    ctx = local_admin_context(engine, small)
+    ds.register_dataset(ctx, arithmetic(n=2))
+    run = run_to_end(ctx, python_harness(ctx, "add"))
+    files = sorted((small.home / "traces").rglob("*.json.gz"))
+    assert len(files) == 2  # each trace JSON is over 64 bytes
+    assert runs.get_run_trace(ctx, run.id, "c1").answer == "2"
+    files[0].write_bytes(files[1].read_bytes())  # the first file now holds the other trace
+    with pytest.raises(Exception, match="does not match its sha256"):
+        for case_id in ("c0", "c1"):
+            runs.get_run_trace(ctx, run.id, case_id)
+
+
+def test_the_dataset_timeline_shows_the_run_with_its_status_and_pass_rate(rctx: Context) -> None:
+    ds.register_dataset(rctx, arithmetic())
+    run = run_to_end(rctx, python_harness(rctx, "explode"))
+    items = ds.get_dataset_activity(rctx, "sums").items
+    item = next(i for i in items if i.kind == "run")
+    assert item.details["run_id"] == run.id and item.details["harness"] == "explode@1.0.0"
+    assert (item.details["status"], item.details["pass_rate"]) == ("finished", 10 / 12)
+    assert (item.details["done"], item.details["total"]) == (12, 12)

@@ -3,34 +3,20 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from benchbook.contracts.harness import CommandHarness, OpenAIHarness, PythonHarness
 from benchbook.contracts.run import CaseInput, RuntimeResult
-from benchbook.runtime import RuntimeConfig, open_environment, run_harness
-
-AnyHarness = CommandHarness | OpenAIHarness | PythonHarness
-RunCase = Callable[..., RuntimeResult]
+from benchbook.runtime import RuntimeConfig
+from tests.runtime.runner import AnyHarness, RunCase, run_case_async
 
 
 @pytest.fixture
 def runtime_config(tmp_path: Path) -> RuntimeConfig:
     """Working copies under ``tmp_path/work``, mirrors under ``tmp_path/mirrors``."""
     return RuntimeConfig(work_root=tmp_path / "work", mirrors=tmp_path / "mirrors")
-
-
-async def run_case_async(
-    harness: AnyHarness,
-    case_input: CaseInput,
-    config: RuntimeConfig,
-    secrets: Mapping[str, str] | None = None,
-) -> RuntimeResult:
-    """Open the case's environment, run the harness in it, close it."""
-    async with open_environment(case_input, config) as workspace:
-        return await run_harness(harness, case_input, workspace, secrets or {})
 
 
 @pytest.fixture

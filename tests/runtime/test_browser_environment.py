@@ -18,7 +18,7 @@ from benchbook.contracts.dataset import BrowserEnv
 from benchbook.contracts.harness import CommandHarness, PythonHarness
 from benchbook.contracts.run import CaseInput
 from benchbook.runtime import RuntimeConfig
-from tests.runtime.conftest import RunCase
+from tests.runtime.runner import RunCase
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = pytest.mark.skipif(

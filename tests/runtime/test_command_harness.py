@@ -17,7 +17,7 @@ from benchbook.contracts.run import CaseInput
 from benchbook.errors import InvalidInput
 from benchbook.runtime import RuntimeConfig
 from benchbook.runtime.harnesses import check_harness_templates
-from tests.runtime.conftest import RunCase
+from tests.runtime.runner import RunCase
 
 
 def _harness(argv: list[str], **config: Any) -> CommandHarness:

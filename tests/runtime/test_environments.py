@@ -9,7 +9,7 @@ from benchbook.contracts.dataset import OsUseEnv, PromptEnv, RepoEnv
 from benchbook.contracts.harness import CommandHarness
 from benchbook.contracts.run import CaseInput
 from benchbook.runtime import RuntimeConfig
-from tests.runtime.conftest import RunCase
+from tests.runtime.runner import RunCase
 
 
 def _harness(script: str, **config: Any) -> CommandHarness:

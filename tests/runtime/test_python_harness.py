@@ -7,7 +7,7 @@ import time
 from benchbook.contracts.dataset import PromptEnv
 from benchbook.contracts.harness import PythonHarness
 from benchbook.contracts.run import CaseInput
-from tests.runtime.conftest import RunCase
+from tests.runtime.runner import RunCase
 
 
 def _harness(function: str, module: str = "tests.runtime.python_agents") -> PythonHarness:

@@ -15,8 +15,8 @@ from benchbook.contracts.harness import CommandHarness
 from benchbook.contracts.run import CaseInput
 from benchbook.runtime import RuntimeConfig, open_environment
 from benchbook.runtime.environments.repo import audit, mirror_path
-from tests.runtime.conftest import RunCase
 from tests.runtime.gitserver import GitServer, git, make_bare_repo, serve_git
+from tests.runtime.runner import RunCase
 
 FILES = {"README.md": "# widget\n", "src/calc.py": "def add(a, b):\n    return a - b\n"}
 
@@ -124,7 +124,7 @@ def test_concurrent_cases_share_one_mirror_without_racing(
     served: tuple[GitServer, str], runtime_config: RuntimeConfig
 ) -> None:
     server, commit = served
-    from tests.runtime.conftest import run_case_async
+    from tests.runtime.runner import run_case_async
 
     async def many() -> list[Any]:
         cases = [_case(_git_env(server, "main"), case_id=f"c{i}") for i in range(4)]

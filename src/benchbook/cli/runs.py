@@ -88,7 +88,7 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
         return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
 
 
-def print_run(run: Run) -> None:
+def print_run(ctx: Context, run: Run) -> None:
     """The run's outcome lines and its scorecard summary."""
     c = run.counts
     console.print(
@@ -97,7 +97,7 @@ def print_run(run: Run) -> None:
         f"{c.not_run:,} not run"
     )
     if run.scorecard_id:
-        card = scorecards.get_scorecard(local_context_cached(), run.scorecard_id)
+        card = scorecards.get_scorecard(ctx, run.scorecard_id)
         if card.pass_rate is not None and card.pass_interval is not None:
             console.print(
                 f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
@@ -113,16 +113,6 @@ def print_run(run: Run) -> None:
                 f"latency p50 {card.latency.p50_ms:.0f} ms, p95 {card.latency.p95_ms:.0f} ms",
                 markup=False,
             )
-
-
-_CTX: list[Context] = []
-
-
-def local_context_cached() -> Context:
-    """One local admin context per process (opening one migrates the database)."""
-    if not _CTX:
-        _CTX.append(local_context())
-    return _CTX[0]
 
 
 @app.command("run")
@@ -142,7 +132,7 @@ def run_command(
     json: bool = JSON_OPTION,
 ) -> None:
     """Run HARNESS on every case of DATASET, grade the answers and print the scorecard."""
-    ctx = local_context_cached()
+    ctx = local_context()
     settings = parse_model(
         RunSettings,
         {
@@ -172,7 +162,7 @@ def run_command(
         run = _execute(ctx, run, worker, False, json)
     if json:
         return emit_json(run)
-    print_run(run)
+    print_run(ctx, run)
 
 
 @runs_app.command("list")
@@ -185,7 +175,7 @@ def list_(
     json: bool = JSON_OPTION,
 ) -> None:
     """Runs of the workspace, newest first."""
-    items = runs.list_runs(local_context_cached(), dataset, harness, status, limit)
+    items = runs.list_runs(local_context(), dataset, harness, status, limit)
     if json:
         return emit_json(items)
     table = Table("run", "dataset", "harness", "status", "done", "pass rate", "cost", "started")
@@ -208,10 +198,11 @@ def list_(
 @handle_errors
 def show(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
     """One run with its scorecard summary."""
-    run = runs.get_run(local_context_cached(), run_id)
+    ctx = local_context()
+    run = runs.get_run(ctx, run_id)
     if json:
         return emit_json(run)
-    print_run(run)
+    print_run(ctx, run)
 
 
 @runs_app.command()
@@ -223,7 +214,7 @@ def results(
     json: bool = JSON_OPTION,
 ) -> None:
     """A page of a run's (case, sample) results with their scores."""
-    items = runs.list_run_results(local_context_cached(), run_id, after, limit)
+    items = runs.list_run_results(local_context(), run_id, after, limit)
     if json:
         return emit_json(items)
     table = Table("case", "sample", "status", "passed", "answer", "scores")
@@ -248,15 +239,14 @@ def trace(
     sample: int = typer.Option(0, min=0),
 ) -> None:
     """The full trace of one (case, sample) as JSON."""
-    emit_json(runs.get_run_trace(local_context_cached(), run_id, case_id, sample))
+    emit_json(runs.get_run_trace(local_context(), run_id, case_id, sample))
 
 
-def _rerun(run: Run, force: bool, json: bool) -> None:
-    ctx = local_context_cached()
+def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:
     run = _execute(ctx, run, None, force, json)
     if json:
         return emit_json(run)
-    print_run(run)
+    print_run(ctx, run)
 
 
 @runs_app.command()
@@ -267,26 +257,27 @@ def resume(
     json: bool = JSON_OPTION,
 ) -> None:
     """Finish a run in this process: only the (case, sample) pairs without a result run."""
-    ctx = local_context_cached()
+    ctx = local_context()
     current = runs.get_run(ctx, run_id)
     if current.status in ("queued", "running"):
-        _rerun(current, force, json)
+        _rerun(ctx, current, force, json)
     else:
-        _rerun(runs.resume_run(ctx, run_id), force, json)
+        _rerun(ctx, runs.resume_run(ctx, run_id), force, json)
 
 
 @runs_app.command()
 @handle_errors
 def retry(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
     """Run a run's errored (case, sample) pairs again, into the same run."""
-    _rerun(runs.retry_run(local_context_cached(), run_id), False, json)
+    ctx = local_context()
+    _rerun(ctx, runs.retry_run(ctx, run_id), False, json)
 
 
 @runs_app.command()
 @handle_errors
 def cancel(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
     """Ask a run to stop (in-flight cases finish and are kept)."""
-    run = runs.cancel_run(local_context_cached(), run_id)
+    run = runs.cancel_run(local_context(), run_id)
     if json:
         return emit_json(run)
     console.print(f"run {escape(run.id)}: {escape(run.status)}")
@@ -300,7 +291,7 @@ def rescore(
     json: bool = JSON_OPTION,
 ) -> None:
     """Grade a finished run's saved traces with other graders (no harness call)."""
-    card = scorecards.rescore_run(local_context_cached(), run_id, [parse_grader(g) for g in grader])
+    card = scorecards.rescore_run(local_context(), run_id, [parse_grader(g) for g in grader])
     if json:
         return emit_json(card)
     rate = f"{card.pass_rate:.2%}" if card.pass_rate is not None else "n/a"
@@ -311,4 +302,4 @@ def rescore(
 @handle_errors
 def scorecard(scorecard_id: str = typer.Argument(...)) -> None:
     """One scorecard as JSON."""
-    emit_json(scorecards.get_scorecard(local_context_cached(), scorecard_id))
+    emit_json(scorecards.get_scorecard(local_context(), scorecard_id))

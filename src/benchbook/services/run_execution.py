@@ -10,6 +10,7 @@ the (case, sample) pairs without a stored result run again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import secrets as random_source
@@ -23,6 +24,7 @@ from pathlib import Path
 import orjson
 from pydantic import JsonValue
 from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.run import Run, RunPlan, RunSettings
@@ -115,7 +117,7 @@ class StoreVerdictCache:
         return value
 
     def put(self, judge_hash: str, input_hash: str, verdict: dict[str, JsonValue]) -> None:
-        with self.engine.begin() as conn:
+        with contextlib.suppress(IntegrityError), self.engine.begin() as conn:
             repo.put_verdict(
                 conn, self.workspace, judge_hash, input_hash, orjson.dumps(verdict).decode()
             )
@@ -369,9 +371,10 @@ class RunWorker(threading.Thread):
 
     def poll_once(self) -> bool:
         """Execute at most one claimable run; True when one was executed."""
-        stale = utcnow() - timedelta(seconds=STALE_S)
+        now = utcnow()
         with self.engine.connect() as conn:
-            ids = repo.claimable_runs(conn, stale)
+            ids = repo.claimable_runs(conn, now - timedelta(seconds=STALE_S))
+            ids += [i for i in repo.claimable_runs(conn, now) if i not in ids]
             rows = [r for r in (repo.get_run(conn, i) for i in ids) if r is not None]
         for row in rows:
             if row.status == "running" and holder_alive(row):

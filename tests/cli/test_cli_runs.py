@@ -1,0 +1,71 @@
+"""``benchbook harnesses …``, ``benchbook run`` and ``benchbook runs …`` through CliRunner, on
+both backends."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+
+from tests.cli.conftest import invoke
+from tests.eval.test_runs import arithmetic
+
+
+def _setup(cli_env: dict[str, str], tmp_path: Path) -> None:
+    dataset = tmp_path / "sums.json"
+    dataset.write_bytes(orjson.dumps(arithmetic(n=5).model_dump(mode="json")))
+    harness = tmp_path / "add.json"
+    harness.write_bytes(
+        orjson.dumps(
+            {
+                "id": "add",
+                "version": "1.0.0",
+                "kind": "python",
+                "config": {"callable": "tests.eval.harnesses.agents:add_wrong_on_odd_samples"},
+            }
+        )
+    )
+    assert invoke(cli_env, "register", str(dataset)).exit_code == 0
+    result = invoke(cli_env, "harnesses", "register", str(harness))
+    assert result.exit_code == 0, result.output
+    assert "registered harness add@1.0.0" in result.stdout
+
+
+def test_run_executes_in_process_and_prints_the_scorecard(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    _setup(cli_env, tmp_path)
+    result = invoke(cli_env, "run", "sums@1.0.0", "--harness", "add", "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())  # rich wraps at 80 columns
+    assert "finished: add@1.0.0 on sums@1.0.0 — 10/10 done, 0 errors" in out
+    assert "pass rate 50.00% (5/10), 95% Wilson [23.66%, 76.34%]" in out
+    assert "pass@2 100.00% pass^2 0.00%" in out
+
+
+def test_runs_list_show_results_trace_and_rescore(cli_env: dict[str, str], tmp_path: Path) -> None:
+    _setup(cli_env, tmp_path)
+    run = orjson.loads(invoke(cli_env, "run", "sums", "--harness", "add", "--json").stdout)
+    listed = orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout)
+    assert [r["id"] for r in listed] == [run["id"]]
+    results = orjson.loads(invoke(cli_env, "runs", "results", run["id"], "--json").stdout)
+    assert [(r["case_id"], r["answer"], r["passed"]) for r in results][:2] == [
+        ("c0", "1", True),
+        ("c1", "2", True),
+    ]
+    trace = orjson.loads(invoke(cli_env, "runs", "trace", run["id"], "c1").stdout)
+    assert trace["answer"] == "2"
+    rescored = invoke(cli_env, "runs", "rescore", run["id"], "--grader", 'regex={"pattern": "^[13]$"}')
+    assert rescored.exit_code == 0, rescored.output
+    assert "pass rate 40.00%" in " ".join(rescored.stdout.split())  # answers 1..5: only 1 and 3 match
+
+
+def test_unknown_graders_and_bad_grader_json_are_one_line_errors(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    _setup(cli_env, tmp_path)
+    unknown = invoke(cli_env, "run", "sums", "--harness", "add", "--grader", "nope")
+    assert unknown.exit_code == 1 and "unknown grader ids: nope (known:" in unknown.stderr
+    bad = invoke(cli_env, "run", "sums", "--harness", "add", "--grader", "regex={oops")
+    assert bad.exit_code == 1 and "--grader regex: the config is not JSON" in bad.stderr
+    assert orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout) == []
