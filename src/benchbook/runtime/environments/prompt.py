@@ -7,6 +7,7 @@ None when nothing was left.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from benchbook.contracts.run import EnvSnapshot
@@ -46,6 +47,6 @@ def open_prompt(workdir: Path) -> Workspace:
     """A ready prompt workspace on the (empty) ``workdir``."""
 
     async def snapshot() -> EnvSnapshot:
-        return EnvSnapshot(output=collect_output(workdir))
+        return EnvSnapshot(output=await asyncio.to_thread(collect_output, workdir))
 
     return Workspace(workdir=workdir, kind="prompt", snapshot_fn=snapshot)

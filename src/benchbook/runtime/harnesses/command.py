@@ -18,7 +18,6 @@ import contextlib
 import os
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -196,7 +195,10 @@ async def run_command(
     started = time.monotonic()
     tail_bytes = workspace.tail_bytes
     trace = Trace(started_at=started_at)
-    private = Path(tempfile.mkdtemp(prefix="benchbook-harness-"))
+    # Beside the workdir, inside the case's own directory (removed with it): one directory
+    # fewer to create per case than a separate temporary directory.
+    private = workspace.workdir.parent / "harness"
+    await asyncio.to_thread(private.mkdir, 0o700, False, True)
     try:
         try:
             prepared = _prepare(harness, case_input, workspace, secrets, private)
@@ -218,7 +220,7 @@ async def run_command(
         trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
         apply_events(trace, private / "trace.jsonl")
     finally:
-        shutil.rmtree(private, ignore_errors=True)
+        await asyncio.to_thread(shutil.rmtree, private, True)
     if returncode is None:
         return RuntimeResult(status="error", error="timeout", trace=trace)
     if returncode != 0:
