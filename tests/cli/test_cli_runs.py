@@ -55,9 +55,13 @@ def test_runs_list_show_results_trace_and_rescore(cli_env: dict[str, str], tmp_p
     ]
     trace = orjson.loads(invoke(cli_env, "runs", "trace", run["id"], "c1").stdout)
     assert trace["answer"] == "2"
-    rescored = invoke(cli_env, "runs", "rescore", run["id"], "--grader", 'regex={"pattern": "^[13]$"}')
+    rescored = invoke(
+        cli_env, "runs", "rescore", run["id"], "--grader", 'regex={"pattern": "^[13]$"}'
+    )
     assert rescored.exit_code == 0, rescored.output
-    assert "pass rate 40.00%" in " ".join(rescored.stdout.split())  # answers 1..5: only 1 and 3 match
+    assert "pass rate 40.00%" in " ".join(
+        rescored.stdout.split()
+    )  # answers 1..5: only 1 and 3 match
 
 
 def test_unknown_graders_and_bad_grader_json_are_one_line_errors(
@@ -69,3 +73,42 @@ def test_unknown_graders_and_bad_grader_json_are_one_line_errors(
     bad = invoke(cli_env, "run", "sums", "--harness", "add", "--grader", "regex={oops")
     assert bad.exit_code == 1 and "--grader regex: the config is not JSON" in bad.stderr
     assert orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout) == []
+
+
+def test_a_run_whose_cases_error_says_why_and_results_print_the_next_cursor(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    _setup(cli_env, tmp_path)
+    harness = tmp_path / "boom.json"
+    callable_ = "tests.eval.harnesses.agents:explode"
+    harness.write_bytes(
+        orjson.dumps(
+            {"id": "boom", "version": "1.0.0", "kind": "python", "config": {"callable": callable_}}
+        )
+    )
+    invoke(cli_env, "harnesses", "register", str(harness))
+    result = invoke(cli_env, "run", "sums", "--harness", "boom")
+    out = " ".join(result.stdout.split())
+    assert "5/5 done, 1 error," in out and "1 × ValueError: cannot do c1" in out
+    run_id = orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout)[0]["id"]
+    page = invoke(cli_env, "runs", "results", run_id, "--limit", "2")
+    assert "next page: --after 1:0" in page.stdout
+    rest = orjson.loads(
+        invoke(cli_env, "runs", "results", run_id, "--after", "1:0", "--json").stdout
+    )
+    assert [r["case_id"] for r in rest] == ["c2", "c3", "c4"]
+
+
+def test_a_python_harness_whose_module_is_missing_is_refused_when_planning(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    _setup(cli_env, tmp_path)
+    harness = tmp_path / "ghost.json"
+    config = {"callable": "no_such_package.agents:run"}
+    harness.write_bytes(
+        orjson.dumps({"id": "ghost", "version": "1.0.0", "kind": "python", "config": config})
+    )
+    invoke(cli_env, "harnesses", "register", str(harness))
+    result = invoke(cli_env, "run", "sums", "--harness", "ghost")
+    assert result.exit_code == 1
+    assert "python module 'no_such_package.agents' cannot be imported" in result.stderr

@@ -21,13 +21,14 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Table
+from rich.table import Column, Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
     app,
     cell,
     console,
+    count,
     emit_json,
     handle_errors,
     local_context,
@@ -39,7 +40,9 @@ from benchbook.services import run_execution, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
-runs_app = typer.Typer(help="Evaluation runs: list, show, results, traces, resume, retry, cancel.")
+runs_app = typer.Typer(
+    help="Evaluation runs: list, show, results, trace, resume, retry, cancel, rescore, scorecard."
+)
 app.add_typer(runs_app, name="runs")
 
 GRADER_HELP = (
@@ -93,9 +96,11 @@ def print_run(ctx: Context, run: Run) -> None:
     c = run.counts
     console.print(
         f"run [bold]{escape(run.id)}[/] {escape(run.status)}: {escape(run.harness)} on "
-        f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {c.error:,} errors, "
+        f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {count(c.error, 'error')}, "
         f"{c.not_run:,} not run"
     )
+    for item in run.top_errors:
+        console.print(cell(f"  {item.count:,} × {item.error}"), style="red")
     if run.scorecard_id:
         card = scorecards.get_scorecard(ctx, run.scorecard_id)
         if card.pass_rate is not None and card.pass_interval is not None:
@@ -118,7 +123,9 @@ def print_run(ctx: Context, run: Run) -> None:
 @app.command("run")
 @handle_errors
 def run_command(
-    dataset: str = typer.Argument(..., help="DATASET or DATASET@VERSION|TAG|latest."),
+    dataset: str = typer.Argument(
+        ..., metavar="DATASET", help="DATASET or DATASET@VERSION|TAG|latest."
+    ),
     harness: str = typer.Option(..., "--harness", help="HARNESS or HARNESS@VERSION|latest."),
     grader: list[str] = typer.Option([], "--grader", "-g", help=GRADER_HELP),
     concurrency: int = typer.Option(4, min=1, max=1024, help="Cases in flight."),
@@ -128,7 +135,9 @@ def run_command(
     limit: int | None = typer.Option(None, min=1, help="Only the first N selected cases."),
     budget_usd: float | None = typer.Option(None, min=0, help="Stop starting cases at this spend."),
     timeout_s: int | None = typer.Option(None, min=1, help="Per-case timeout (seconds)."),
-    detach: bool = typer.Option(False, help="Only queue it for a running server's worker."),
+    detach: bool = typer.Option(
+        False, "--detach", help="Only queue it for the worker of a running `benchbook serve`."
+    ),
     json: bool = JSON_OPTION,
 ) -> None:
     """Run HARNESS on every case of DATASET, grade the answers and print the scorecard."""
@@ -158,7 +167,9 @@ def run_command(
         worker = run_execution.worker_id()
         run = runs.create_run(ctx, request, holder=worker)
         if not json:
-            console.print(f"run [bold]{escape(run.id)}[/]: {run.counts.total:,} case samples")
+            cases = count(run.counts.total // settings.repeats, "case")
+            samples = f" × {count(settings.repeats, 'sample')}" if settings.repeats > 1 else ""
+            console.print(f"run [bold]{escape(run.id)}[/]: {cases}{samples}")
         run = _execute(ctx, run, worker, False, json)
     if json:
         return emit_json(run)
@@ -178,7 +189,8 @@ def list_(
     items = runs.list_runs(local_context(), dataset, harness, status, limit)
     if json:
         return emit_json(items)
-    table = Table("run", "dataset", "harness", "status", "done", "pass rate", "cost", "started")
+    table = Table("dataset", "harness", "status", "done", "pass rate", "cost", "started")
+    table.columns.insert(0, Column("run", no_wrap=True))
     for r in items:
         rate = f"{r.pass_rate:.1%}" if r.pass_rate is not None else ""
         table.add_row(
@@ -196,7 +208,7 @@ def list_(
 
 @runs_app.command()
 @handle_errors
-def show(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+def show(run_id: str = typer.Argument(..., metavar="RUN_ID"), json: bool = JSON_OPTION) -> None:
     """One run with its scorecard summary."""
     ctx = local_context()
     run = runs.get_run(ctx, run_id)
@@ -208,7 +220,7 @@ def show(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
 @runs_app.command()
 @handle_errors
 def results(
-    run_id: str = typer.Argument(...),
+    run_id: str = typer.Argument(..., metavar="RUN_ID"),
     after: str | None = typer.Option(None, help="Cursor 'position:sample' of the previous page."),
     limit: int = typer.Option(50, min=1, max=500),
     json: bool = JSON_OPTION,
@@ -217,7 +229,7 @@ def results(
     items = runs.list_run_results(local_context(), run_id, after, limit)
     if json:
         return emit_json(items)
-    table = Table("case", "sample", "status", "passed", "answer", "scores")
+    table = Table(Column("case", overflow="fold"), "sample", "status", "passed", "answer", "scores")
     for r in items:
         scores = ", ".join(f"{s.metric}={s.value:g}" for s in r.scores)
         table.add_row(
@@ -229,13 +241,16 @@ def results(
             cell(scores),
         )
     console.print(table)
+    if len(items) == limit and items[-1].position is not None:
+        last = items[-1]
+        console.print(cell(f"next page: --after {last.position}:{last.sample}"))
 
 
 @runs_app.command()
 @handle_errors
 def trace(
-    run_id: str = typer.Argument(...),
-    case_id: str = typer.Argument(...),
+    run_id: str = typer.Argument(..., metavar="RUN_ID"),
+    case_id: str = typer.Argument(..., metavar="CASE_ID"),
     sample: int = typer.Option(0, min=0),
 ) -> None:
     """The full trace of one (case, sample) as JSON."""
@@ -252,7 +267,7 @@ def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:
 @runs_app.command()
 @handle_errors
 def resume(
-    run_id: str = typer.Argument(...),
+    run_id: str = typer.Argument(..., metavar="RUN_ID"),
     force: bool = typer.Option(False, help="Take the run over even if its holder looks alive."),
     json: bool = JSON_OPTION,
 ) -> None:
@@ -267,7 +282,7 @@ def resume(
 
 @runs_app.command()
 @handle_errors
-def retry(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+def retry(run_id: str = typer.Argument(..., metavar="RUN_ID"), json: bool = JSON_OPTION) -> None:
     """Run a run's errored (case, sample) pairs again, into the same run."""
     ctx = local_context()
     _rerun(ctx, runs.retry_run(ctx, run_id), False, json)
@@ -275,18 +290,21 @@ def retry(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
 
 @runs_app.command()
 @handle_errors
-def cancel(run_id: str = typer.Argument(...), json: bool = JSON_OPTION) -> None:
+def cancel(run_id: str = typer.Argument(..., metavar="RUN_ID"), json: bool = JSON_OPTION) -> None:
     """Ask a run to stop (in-flight cases finish and are kept)."""
     run = runs.cancel_run(local_context(), run_id)
     if json:
         return emit_json(run)
-    console.print(f"run {escape(run.id)}: {escape(run.status)}")
+    if run.status == "running":
+        console.print(f"cancel requested: run {escape(run.id)} stops starting cases")
+    else:
+        console.print(f"run {escape(run.id)}: {escape(run.status)}")
 
 
 @runs_app.command()
 @handle_errors
 def rescore(
-    run_id: str = typer.Argument(...),
+    run_id: str = typer.Argument(..., metavar="RUN_ID"),
     grader: list[str] = typer.Option(..., "--grader", "-g", help=GRADER_HELP),
     json: bool = JSON_OPTION,
 ) -> None:
@@ -294,12 +312,19 @@ def rescore(
     card = scorecards.rescore_run(local_context(), run_id, [parse_grader(g) for g in grader])
     if json:
         return emit_json(card)
-    rate = f"{card.pass_rate:.2%}" if card.pass_rate is not None else "n/a"
-    console.print(f"scorecard [bold]{escape(card.id)}[/] for {escape(run_id)}: pass rate {rate}")
+    line = f"scorecard [bold]{escape(card.id)}[/] for {escape(run_id)}: "
+    if card.pass_rate is not None and card.pass_interval is not None:
+        line += (
+            f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
+            f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
+        )
+    else:
+        line += "nothing graded"
+    console.print(line)
 
 
 @runs_app.command("scorecard")
 @handle_errors
-def scorecard(scorecard_id: str = typer.Argument(...)) -> None:
+def scorecard(scorecard_id: str = typer.Argument(..., metavar="SCORECARD_ID")) -> None:
     """One scorecard as JSON."""
     emit_json(scorecards.get_scorecard(local_context(), scorecard_id))

@@ -148,12 +148,15 @@ class CaseResult(BaseModel):
     """One (case, sample) of a run (SPEC H.4).
 
     ``passed`` is True when the harness finished (``ok``) and every score that gives a verdict
-    passed (at least one must); False otherwise; None for ``not_run``.
+    passed (at least one must); False otherwise; None for ``not_run``. ``position`` is the
+    case's 0-based position in the dataset version; ``"<position>:<sample>"`` of the last result
+    of a page is the cursor of the next one.
     """
 
     model_config = STRICT
     case_id: str
     sample: NonNegativeInt
+    position: NonNegativeInt | None = None
     status: CaseStatus
     error: str | None = None
     answer: str = ""
@@ -227,8 +230,17 @@ class StartRunRequest(BaseModel):
     settings: RunSettings = Field(default_factory=RunSettings)
 
 
+class ErrorCount(BaseModel):
+    """One distinct harness error message of a run and how many (case, sample) pairs had it."""
+
+    model_config = STRICT
+    error: str
+    count: PositiveInt
+
+
 class Run(BaseModel):
-    """A run record (SPEC H.4, H.9)."""
+    """A run record (SPEC H.4, H.9); ``top_errors`` are the five most frequent error
+    messages, so a run whose cases all failed says why without opening a trace."""
 
     model_config = STRICT
     id: str
@@ -246,6 +258,7 @@ class Run(BaseModel):
     scorecard_id: str | None = None
     pass_rate: float | None = None
     error: str | None = None
+    top_errors: list[ErrorCount] = Field(default_factory=list)
     created_by: str | None = None
     created_at: datetime
     started_at: datetime | None = None

@@ -44,8 +44,10 @@ def compile_harness_template(source: str, where: str) -> Template:
     for name in template.fields:
         if name not in TEMPLATE_FIELDS:
             known = ", ".join(TEMPLATE_FIELDS)
-            message = f"{where}: unknown template field {name!r} (known: {known})"
-            raise InvalidInput(message, {"errors": [{"path": where, "message": message}]})
+            problem = f"unknown template field {name!r} (known: {known})"
+            raise InvalidInput(
+                f"{where}: {problem}", {"errors": [{"path": where, "message": problem}]}
+            )
     return template
 
 

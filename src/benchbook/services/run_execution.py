@@ -67,15 +67,26 @@ def holder_alive(row: repo.RunRow) -> bool:
         return False
     host, _, rest = row.claimed_by.partition(":")
     if host == _HOST:
-        try:
-            os.kill(int(rest.partition(":")[0]), 0)
-        except (ProcessLookupError, ValueError):
-            return False
-        except PermissionError:
-            return True
-        return True
+        return _pid_alive(rest.partition(":")[0])
     beat = row.heartbeat_at
     return beat is not None and beat > utcnow() - timedelta(seconds=STALE_S)
+
+
+def _pid_alive(pid_text: str) -> bool:
+    """Whether a process exists and is not a zombie (killed, not yet reaped by its parent)."""
+    try:
+        pid = int(pid_text)
+        os.kill(pid, 0)
+    except (ProcessLookupError, ValueError):
+        return False
+    except PermissionError:
+        return True
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # no procfs: existence is all we know
+    state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "")
+    return "zombie" not in state and "\tZ" not in state
 
 
 class LazySecrets(Mapping[str, str]):

@@ -9,6 +9,7 @@ happens in the CLI's own process (``benchbook run``) or in the worker inside
 
 from __future__ import annotations
 
+import importlib.util
 import platform
 import secrets as random_source
 import sys
@@ -20,9 +21,10 @@ from sqlalchemy import Connection
 
 from benchbook import __version__
 from benchbook.contracts.dataset import Case
-from benchbook.contracts.harness import secret_names
+from benchbook.contracts.harness import Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
     CaseResult,
+    ErrorCount,
     Run,
     RunCounts,
     RunPlan,
@@ -148,6 +150,7 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
         hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
         selected = _plan_checks(conn, version.pk, request)
     harness = load_harness(hrow)
+    _check_importable(harness)
     names = secret_names(harness)
     found = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
     missing = [n for n in names if n not in found]
@@ -205,6 +208,23 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
             created_by=ctx.principal.user_id,
         )
     return get_run(ctx, run_id)
+
+
+def _check_importable(harness: Harness) -> None:
+    """A python harness's module must be importable here (found, not executed)."""
+    if not isinstance(harness, PythonHarness):
+        return
+    module = harness.config.callable.partition(":")[0]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise InvalidInput(
+            f"harness {harness.id}@{harness.version}: python module {module!r} cannot be"
+            " imported by this server (is its package installed?)",
+            {"callable": harness.config.callable},
+        )
 
 
 def _reproducibility(dataset_hash: str, hrow: harness_repo.HarnessRow) -> dict[str, Any]:
@@ -267,6 +287,9 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         scorecard_id=row.scorecard_id,
         pass_rate=c["passed"] / n if n else None,
         error=row.error,
+        top_errors=[ErrorCount(error=e, count=k) for e, k in repo.top_errors(conn, row.id)]
+        if c["error"]
+        else [],
         created_by=row.created_by,
         created_at=row.created_at,
         started_at=row.started_at,
@@ -398,6 +421,7 @@ def list_run_results(
             CaseResult(
                 case_id=r.case_id,
                 sample=r.sample,
+                position=r.position,
                 status=r.status,
                 error=r.error,
                 answer=r.answer,

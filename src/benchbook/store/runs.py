@@ -277,6 +277,19 @@ def counts(conn: Connection, run_id: str) -> dict[str, int]:
     return out
 
 
+def top_errors(conn: Connection, run_id: str, limit: int = 5) -> list[tuple[str, int]]:
+    """The most frequent error messages of the run's errored results: ``(error, count)``."""
+    n = func.count().label("n")
+    stmt = (
+        select(_C.error, n)
+        .where(_C.run_id == run_id, _C.status == "error")
+        .group_by(_C.error)
+        .order_by(n.desc(), _C.error)
+        .limit(limit)
+    )
+    return [(str(e), int(c)) for e, c in conn.execute(stmt)]
+
+
 def result_page(
     conn: Connection,
     run_id: str,
