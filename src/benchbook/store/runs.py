@@ -342,6 +342,18 @@ def trace_of(conn: Connection, run_id: str, case_id: str, sample: int) -> Any | 
     return conn.execute(stmt).first()
 
 
+_SC_COLUMNS = (
+    _S.id,
+    _S.run_id,
+    _S.plan,
+    _S.plan_hash,
+    _S.rescore_of,
+    _S.summary,
+    _S.created_by,
+    _S.created_at,
+)
+
+
 def insert_scorecard(conn: Connection, **values: Any) -> None:
     """Store a scorecard header."""
     conn.execute(insert(scorecards).values(created_at=utcnow(), **values))
@@ -349,35 +361,13 @@ def insert_scorecard(conn: Connection, **values: Any) -> None:
 
 def get_scorecard(conn: Connection, scorecard_id: str) -> Any | None:
     """``(id, run_id, plan, plan_hash, rescore_of, summary, created_by, created_at)``."""
-    stmt = select(
-        _S.id,
-        _S.run_id,
-        _S.plan,
-        _S.plan_hash,
-        _S.rescore_of,
-        _S.summary,
-        _S.created_by,
-        _S.created_at,
-    ).where(_S.id == scorecard_id)
+    stmt = select(*_SC_COLUMNS).where(_S.id == scorecard_id)
     return conn.execute(stmt).first()
 
 
 def scorecards_of(conn: Connection, run_id: str) -> list[Any]:
     """The run's scorecards, oldest first (same columns as :func:`get_scorecard`)."""
-    stmt = (
-        select(
-            _S.id,
-            _S.run_id,
-            _S.plan,
-            _S.plan_hash,
-            _S.rescore_of,
-            _S.summary,
-            _S.created_by,
-            _S.created_at,
-        )
-        .where(_S.run_id == run_id)
-        .order_by(_S.created_at, _S.id)
-    )
+    stmt = select(*_SC_COLUMNS).where(_S.run_id == run_id).order_by(_S.created_at, _S.id)
     return list(conn.execute(stmt))
 
 
