@@ -17,7 +17,7 @@ from typing import Any
 
 from benchbook.contracts import Dataset
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses, run_execution, runs
+from benchbook.services import harnesses, run_execution, run_results, runs
 from benchbook.services.context import Context
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer
@@ -123,7 +123,7 @@ def test_a_command_harness_receives_no_gold_in_argv_stdin_environment_or_files(
     assert case_file["task"] == TASK and case_file["metadata"] == {"topic": VISIBLE}
     assert any(TASK in content for content in record["private_files"].values())
     assert len(list(dump.iterdir())) == 2  # the unmarked case was dumped too
-    result = runs.list_run_results(rctx, run.id)[0]
+    result = run_results.list_run_results(rctx, run.id)[0]
     assert (result.case_id, result.answer, result.passed) == ("marked", "Fredonia", False)
 
 
@@ -155,8 +155,8 @@ def test_a_python_harness_gets_no_gold_but_the_non_gold_metadata(
     ds.register_dataset(rctx, planted())
     run = run_all(rctx, python_harness(rctx, "leak_probe"))
 
-    answer = runs.list_run_results(rctx, run.id)[0].answer
+    answer = run_results.list_run_results(rctx, run.id)[0].answer
     assert MARKER not in answer
     seen = json.loads(answer)
     assert (seen["case_id"], seen["task"], seen["metadata"]) == ("marked", TASK, {"topic": VISIBLE})
-    assert MARKER not in runs.get_run_trace(rctx, run.id, "marked").model_dump_json()
+    assert MARKER not in run_results.get_run_trace(rctx, run.id, "marked").model_dump_json()

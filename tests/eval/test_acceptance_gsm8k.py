@@ -19,7 +19,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from benchbook.contracts.run import CaseResult, RunSettings, StartRunRequest
 from benchbook.eval.pricing import load_pricing
-from benchbook.services import harnesses, imports, run_execution, runs, scorecards
+from benchbook.services import harnesses, imports, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.secrets import set_secret
 from tests.openaiserver import OpenAIServer, count_tokens, last_user_text, message_text
@@ -83,7 +83,7 @@ def register_openai_harness(ctx: Context, base_url: str, harness_id: str = "mini
 def all_results(ctx: Context, run_id: str) -> list[CaseResult]:
     """Every result of a run, paged 500 at a time (cursor: the last position seen)."""
     out: list[CaseResult] = []
-    while page := runs.list_run_results(
+    while page := run_results.list_run_results(
         ctx, run_id, after=f"{len(out) - 1}:0" if out else None, limit=500
     ):
         out += page

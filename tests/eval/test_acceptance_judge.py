@@ -21,7 +21,7 @@ from benchbook.contracts import Dataset
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import datasets as ds
-from benchbook.services import run_execution, runs, scorecards
+from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.run_execution import StoreVerdictCache
 from benchbook.services.secrets import set_secret
@@ -113,7 +113,7 @@ def test_a_judge_gives_four_metrics_per_case_and_rescoring_reuses_its_verdicts(
     expected_metrics = [f"judge:ref:{c}" for c in CRITERIA] + [
         f"judge:ref:milestone:{m}" for m in MILESTONES
     ]
-    for result in runs.list_run_results(rctx, run.id):
+    for result in run_results.list_run_results(rctx, run.id):
         i = int(result.case_id[1:])
         v = verdicts(i)
         assert [s.metric for s in result.scores] == expected_metrics

@@ -17,7 +17,7 @@ from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses, run_execution, runs, scorecards
+from benchbook.services import harnesses, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
 from benchbook.settings import Settings
 from tests.services.test_accounts import make_team
@@ -94,31 +94,31 @@ def test_a_run_grades_every_case_and_its_scorecard_counts_them(rctx: Context) ->
     assert (run.counts.done, run.counts.error, run.counts.passed) == (12, 2, 10)
     card = scorecards.get_scorecard(rctx, run.scorecard_id)
     assert (card.n, card.passed, card.errors, card.pass_rate) == (12, 10, 2, 10 / 12)
-    results = {r.case_id: r for r in runs.list_run_results(rctx, run.id)}
+    results = {r.case_id: r for r in run_results.list_run_results(rctx, run.id)}
     assert {k for k, r in results.items() if r.status == "error"} == failing
     assert results["c1"].error == "ValueError: cannot do c1" and results["c1"].passed is False
     assert results["c4"].scores[0].metric == "numeric" and results["c4"].answer == "5"
-    assert runs.get_run_trace(rctx, run.id, "c4").answer == "5"
+    assert run_results.get_run_trace(rctx, run.id, "c4").answer == "5"
 
 
 def test_results_page_in_dataset_order_with_a_cursor(rctx: Context) -> None:
     ds.register_dataset(rctx, arithmetic())
     run = run_to_end(rctx, python_harness(rctx, "add"), concurrency=5)
-    first = runs.list_run_results(rctx, run.id, limit=5)
+    first = run_results.list_run_results(rctx, run.id, limit=5)
     assert [r.case_id for r in first] == ["c0", "c1", "c2", "c3", "c4"]
-    rest = runs.list_run_results(rctx, run.id, after="4:0", limit=100)
+    rest = run_results.list_run_results(rctx, run.id, after="4:0", limit=100)
     assert [r.case_id for r in rest] == [f"c{i}" for i in range(5, 12)]
     with pytest.raises(InvalidInput, match="after"):
-        runs.list_run_results(rctx, run.id, after="x:y")
+        run_results.list_run_results(rctx, run.id, after="x:y")
 
 
 def test_a_subset_selects_ids_then_tags_then_a_limit(rctx: Context) -> None:
     ds.register_dataset(rctx, arithmetic())
     harness = python_harness(rctx, "add")
     run = run_to_end(rctx, harness, tags=["even"], limit=3)
-    assert [r.case_id for r in runs.list_run_results(rctx, run.id)] == ["c0", "c2", "c4"]
+    assert [r.case_id for r in run_results.list_run_results(rctx, run.id)] == ["c0", "c2", "c4"]
     run = run_to_end(rctx, harness, case_ids=["c7", "c3"])
-    assert [r.case_id for r in runs.list_run_results(rctx, run.id)] == ["c3", "c7"]
+    assert [r.case_id for r in run_results.list_run_results(rctx, run.id)] == ["c3", "c7"]
 
 
 def test_repeats_give_pass_at_k_and_pass_hat_k(rctx: Context) -> None:
@@ -259,11 +259,11 @@ def test_large_traces_are_kept_as_files_checked_by_their_sha256(
     run = run_to_end(ctx, python_harness(ctx, "add"))
     files = sorted((small.home / "traces").rglob("*.json.gz"))
     assert len(files) == 2  # each trace JSON is over 64 bytes
-    assert runs.get_run_trace(ctx, run.id, "c1").answer == "2"
+    assert run_results.get_run_trace(ctx, run.id, "c1").answer == "2"
     files[0].write_bytes(files[1].read_bytes())  # the first file now holds the other trace
     with pytest.raises(Exception, match="does not match its sha256"):
         for case_id in ("c0", "c1"):
-            runs.get_run_trace(ctx, run.id, case_id)
+            run_results.get_run_trace(ctx, run.id, case_id)
 
 
 def test_the_dataset_timeline_shows_the_run_with_its_status_and_pass_rate(rctx: Context) -> None:

@@ -16,6 +16,7 @@ from benchbook.api.errors import error_responses
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import CaseResult, Run, StartRunRequest, Trace
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.services import run_results as results
 from benchbook.services import runs as svc
 from benchbook.services import scorecards as cards
 
@@ -69,7 +70,7 @@ def list_run_results(
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
 ) -> list[CaseResult]:
     """A page of (case, sample) results in dataset order with their scores (no traces)."""
-    return svc.list_run_results(ctx, run_id, after, limit)
+    return results.list_run_results(ctx, run_id, after, limit)
 
 
 @router.get(
@@ -82,7 +83,7 @@ def get_run_trace(
     ctx: ContextDep, run_id: str, case_id: str, sample: Annotated[int, Query(ge=0)] = 0
 ) -> Trace:
     """The full trace of one (case, sample)."""
-    return svc.get_run_trace(ctx, run_id, case_id, sample)
+    return results.get_run_trace(ctx, run_id, case_id, sample)
 
 
 @router.post(

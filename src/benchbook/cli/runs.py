@@ -36,7 +36,7 @@ from benchbook.cli.app import (
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import Run, RunSettings, StartRunRequest
 from benchbook.errors import InvalidInput
-from benchbook.services import run_execution, runs, scorecards
+from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
@@ -226,7 +226,7 @@ def results(
     json: bool = JSON_OPTION,
 ) -> None:
     """A page of a run's (case, sample) results with their scores."""
-    items = runs.list_run_results(local_context(), run_id, after, limit)
+    items = run_results.list_run_results(local_context(), run_id, after, limit)
     if json:
         return emit_json(items)
     table = Table(Column("case", overflow="fold"), "sample", "status", "passed", "answer", "scores")
@@ -254,7 +254,7 @@ def trace(
     sample: int = typer.Option(0, min=0),
 ) -> None:
     """The full trace of one (case, sample) as JSON."""
-    emit_json(runs.get_run_trace(local_context(), run_id, case_id, sample))
+    emit_json(run_results.get_run_trace(local_context(), run_id, case_id, sample))
 
 
 def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:

@@ -524,7 +524,7 @@ def get_dataset_activity(
             before=before,
             limit=limit,
         )
-        from benchbook.services.runs import with_run_status  # runs import the data layer
+        from benchbook.services.run_results import with_run_status  # runs import the data layer
 
         for item in page.items:
             if item.kind == "run" and ctx.allows("runs:read"):

@@ -23,21 +23,17 @@ from benchbook import __version__
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.harness import Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
-    CaseResult,
     ErrorCount,
     Run,
     RunCounts,
     RunPlan,
     RunSettings,
     StartRunRequest,
-    Trace,
 )
-from benchbook.contracts.score import Score
 from benchbook.datasets.versions import LATEST
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
-from benchbook.services import traces
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.resolve import resolve_version
@@ -394,90 +390,3 @@ def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
             finished_at=None,
         )
     return get_run(ctx, run_id)
-
-
-def list_run_results(
-    ctx: Context, run_id: str, after: str | None = None, limit: int = 100
-) -> list[CaseResult]:
-    """A page of the run's (case, sample) results in dataset order, with the primary
-    scorecard's scores and without traces (read one with :func:`get_run_trace`).
-
-    Args:
-        after: the cursor ``"<position>:<sample>"`` of the last result of the previous page.
-        limit: 1–500.
-    """
-    ctx.require("runs:read")
-    if not 1 <= limit <= MAX_PAGE:
-        raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
-    cursor = _cursor(after)
-    with ctx.engine.connect() as conn:
-        row = load_run(conn, ctx, run_id)
-        rows = repo.result_page(conn, run_id, cursor, limit)
-        scores = repo.scores_of(conn, row.scorecard_id) if row.scorecard_id and rows else {}
-    out = []
-    for r in rows:
-        _, score_json = scores.get((r.case_id, r.sample), (None, "[]"))
-        out.append(
-            CaseResult(
-                case_id=r.case_id,
-                sample=r.sample,
-                position=r.position,
-                status=r.status,
-                error=r.error,
-                answer=r.answer,
-                passed=r.passed,
-                scores=[Score.model_validate(s) for s in orjson.loads(score_json)],
-                cost_usd=r.cost_usd,
-                duration_ms=r.duration_ms,
-            )
-        )
-    return out
-
-
-def _cursor(after: str | None) -> tuple[int, int] | None:
-    if after is None:
-        return None
-    pos, _, sample = after.partition(":")
-    try:
-        value = (int(pos), int(sample or "0"))
-    except ValueError:
-        value = (-1, -1)
-    if value[0] < 0 or value[1] < 0 or value[0] > 2**62 or value[1] > 2**31:
-        raise InvalidInput(
-            "after must be '<position>:<sample>' from a previous page", {"after": after}
-        )
-    return value
-
-
-def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> Trace:
-    """The full trace of one (case, sample) of a run.
-
-    Raises:
-        NotFound: unknown run (or another workspace's) or no result for that case and sample.
-    """
-    ctx.require("runs:read")
-    with ctx.engine.connect() as conn:
-        load_run(conn, ctx, run_id)
-        found = repo.trace_of(conn, run_id, case_id, sample)
-    if found is None or (found.trace is None and found.trace_path is None):
-        raise NotFound(
-            f"no trace for case {case_id!r} sample {sample} in run {run_id}",
-            {"id": run_id, "case_id": case_id, "sample": sample},
-        )
-    return traces.load_trace(ctx.settings, found.trace, found.trace_path)
-
-
-def with_run_status(conn: Connection, workspace: str, details: dict[str, Any]) -> dict[str, Any]:
-    """A timeline ``run`` event's details plus the run's current status, counts and pass rate
-    (``status: "deleted"`` never happens: runs are kept)."""
-    row = repo.get_run(conn, str(details.get("run_id")), workspace)
-    if row is None:
-        return details
-    view = run_view(conn, row)
-    return {
-        **details,
-        "status": view.status,
-        "pass_rate": view.pass_rate,
-        "done": view.counts.done,
-        "total": view.counts.total,
-    }
