@@ -147,6 +147,19 @@ def test_a_viewer_key_is_forbidden_to_write_and_a_revoked_key_is_unauthenticated
         )
 
 
+def test_a_read_scoped_key_cannot_mint_an_admin_key_over_mcp(server_url: str, ctx: Context) -> None:
+    accounts.create_user(ctx, "ada@example.org", "Ada")
+    accounts.add_member(ctx, "ada@example.org", "admin")
+    key = create_api_key(ctx, "agent", "read", user="ada@example.org").key
+    with mcp_http(server_url, key) as mcp:
+        minted = mcp.call("create_api_key", {"name": "up", "scope": "admin"})
+        same = mcp.call("create_api_key", {"name": "ro", "scope": "read"})
+    assert outcome(minted)[0] == "invalid_input"
+    assert minted.structured_content["details"]["errors"][0]["path"] == "scope"
+    assert same.is_error is False
+    assert sorted(k.scope for k in list_api_keys(ctx, all_users=True)) == ["read", "read"]
+
+
 def test_without_credentials_once_users_exist_every_call_is_unauthenticated(
     server_url: str, ctx: Context
 ) -> None:

@@ -236,7 +236,8 @@ def set_member_role(ctx: Context, user: str, role: Role) -> Member:
 
 
 def remove_member(ctx: Context, user: str) -> None:
-    """Remove a member (their sessions in the workspace end; their keys stop working).
+    """Remove a member (their sessions in the workspace end; their keys there are revoked for
+    good, so adding them again revives none).
 
     Conflict when they are the last admin.
     """

@@ -191,10 +191,16 @@ def upsert_member(conn: Connection, workspace: str, user_id: str, role: str) -> 
 
 
 def delete_member(conn: Connection, workspace: str, user_id: str) -> None:
-    """Remove a membership and end the user's sessions in that workspace."""
+    """Remove a membership, end the user's sessions in that workspace and revoke their keys
+    there (for good: adding the user again must not bring old keys back)."""
     conn.execute(delete(memberships).where(_M.workspace == workspace, _M.user_id == user_id))
     s = sessions.c
     conn.execute(delete(sessions).where(s.workspace == workspace, s.user_id == user_id))
+    conn.execute(
+        update(api_keys)
+        .where(_K.workspace == workspace, _K.user_id == user_id, _K.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
 
 
 def _key(r: Any) -> KeyRow:
