@@ -155,6 +155,37 @@ def test_a_bad_offset_on_the_list_is_an_html_400_page(client: TestClient) -> Non
     assert "query parameter offset" in response.text
 
 
+@pytest.mark.parametrize(
+    ("path", "parameter"),
+    [
+        (f"/datasets/x?after={2**64}", "after"),
+        ("/datasets/x?after=-1", "after"),
+        (f"/datasets?offset={2**64}", "offset"),
+        ("/datasets?q=a%00b", "q"),
+    ],
+)
+def test_out_of_range_cursors_and_nul_queries_are_html_400_pages_naming_the_parameter(
+    client: TestClient, ctx: Context, path: str, parameter: str
+) -> None:
+    _register(ctx, "x", "1.0.0", ["q0"])
+    response = client.get(path)
+    assert response.status_code == 400, response.text[:300]
+    assert response.headers["content-type"].startswith("text/html")
+    assert parameter in html.unescape(response.text)
+
+
+def test_a_comment_with_a_nul_byte_is_an_html_400_page(client: TestClient, ctx: Context) -> None:
+    _register(ctx, "x", "1.0.0", ["q0"])
+    response = client.post(
+        "/datasets/x/comments", data={"body": "a\x00b", "resource_type": "dataset"}
+    )
+    assert response.status_code == 400, response.text[:300]
+    assert "NUL" in response.text
+    big = client.post(f"/datasets/x/comments/{2**64}/delete")
+    assert big.status_code == 400, big.text[:300]
+    assert "comment_id" in big.text
+
+
 def test_api_and_mcp_paths_keep_the_json_envelope(client: TestClient) -> None:
     for path in ("/api/nope", "/api/datasets/x/versions/1.0.0/cases/a/b"):
         response = client.get(path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
@@ -25,6 +25,7 @@ from benchbook.api import (
     recipes,
     secrets,
 )
+from benchbook.api.deps import request_text
 from benchbook.api.errors import install_error_handlers
 from benchbook.api.limits import BodyLimits
 from benchbook.contracts import Dataset
@@ -95,6 +96,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        dependencies=[Depends(request_text)],
     )
     app.state.settings = settings
     app.state.engine = engine if engine is not None else open_engine(settings)

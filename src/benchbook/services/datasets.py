@@ -40,6 +40,7 @@ from benchbook.datasets.versions import (
 )
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
+from benchbook.services.bounds import INT64_MAX, bounded_int
 from benchbook.services.context import Context
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
@@ -277,7 +278,7 @@ def list_datasets(
     ``name`` (ascending), ``updated`` or ``cases`` (both descending).
     """
     ctx.require("datasets:read")
-    limit, offset = max(1, min(limit, MAX_PAGE)), max(0, offset)
+    limit, offset = max(1, min(limit, MAX_PAGE)), bounded_int(offset, "offset")
     with ctx.engine.connect() as conn:
         rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
     by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
@@ -359,10 +360,13 @@ def get_dataset(
     """A version (SemVer, ``latest`` or tag) with one keyset page of cases.
 
     ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000.
-    Raises NotFound when the id or version is not visible.
+    Raises NotFound when the id or version is not visible, InvalidInput (path ``after``) for a
+    negative cursor or one beyond 64 bits.
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
+    if after is not None:
+        bounded_int(after, "after", high=INT64_MAX - MAX_PAGE - 1)
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
         page = repo.case_page(conn, row.pk, after, limit + 1)
@@ -507,10 +511,13 @@ def get_dataset_activity(
     ctx: Context, dataset_id: str, before: int | None = None, limit: int = 50
 ) -> ActivityPage:
     """The dataset's timeline, newest first: registered, deleted, revived and tagged events of
-    the owner merged with the caller's workspace's comments; ``before`` takes ``next_before``.
+    the owner merged with the caller's workspace's comments; ``before`` takes ``next_before``
+    (InvalidInput, path ``before``, when negative, beyond 64 bits or not from this timeline).
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
+    if before is not None:
+        bounded_int(before, "before")
     with ctx.engine.connect() as conn:
         owner = resolve_owner(conn, ctx.workspace, dataset_id)
         return resource_timeline(

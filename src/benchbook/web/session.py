@@ -21,6 +21,7 @@ from benchbook.api.deps import CSRF_HEADER, SAFE_METHODS, SESSION_COOKIE, app_en
 from benchbook.errors import Forbidden, Unauthenticated
 from benchbook.services.accounts import installation_has_users
 from benchbook.services.auth import authenticate_session, check_csrf, csrf_token
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, local_admin_context
 from benchbook.settings import Settings
 
@@ -110,7 +111,8 @@ def page_caller(request: Request) -> Page:
 
 async def form_caller(request: Request) -> tuple[Page, dict[str, Any]]:
     """Dependency for form posts: the caller (CSRF checked from the ``csrf`` field) and the
-    form's fields (repeated names become lists; uploads are excluded)."""
+    form's fields (repeated names become lists; uploads are excluded). InvalidInput when a
+    field holds NUL."""
     raw = await request.form()
     form: dict[str, Any] = {}
     for key, value in raw.multi_items():
@@ -121,7 +123,9 @@ async def form_caller(request: Request) -> tuple[Page, dict[str, Any]]:
             form[key] = [*prior, value] if isinstance(prior, list) else [prior, value]
         else:
             form[key] = value
-    return resolve_page(request, app_engine(request), app_settings(request), form), form
+    page = resolve_page(request, app_engine(request), app_settings(request), form)
+    check_text(form)  # NUL (``%00``) cannot be stored: 400 naming the field
+    return page, form
 
 
 PageDep = Annotated[Page, Depends(page_caller)]
