@@ -549,15 +549,16 @@ def test_a_task_with_a_nul_character_round_trips(ctx: Context) -> None:
     assert svc.get_dataset(ctx, "ds").cases[0].task == "before\x00after"
 
 
-def test_list_pages_with_limit_and_offset_and_a_negative_offset_starts_at_zero(
+def test_list_pages_with_limit_and_offset_and_a_negative_offset_is_invalid_input(
     ctx: Context,
 ) -> None:
     for name in ("c", "a", "b"):
         svc.register_dataset(ctx, Dataset.model_validate({"id": name, "version": "1.0.0"}))
     assert [s.id for s in svc.list_datasets(ctx, limit=2).items] == ["a", "b"]
     assert [s.id for s in svc.list_datasets(ctx, limit=2, offset=2).items] == ["c"]
-    page = svc.list_datasets(ctx, limit=2, offset=-1)
-    assert ([s.id for s in page.items], page.offset, page.total) == (["a", "b"], 0, 3)
+    with pytest.raises(InvalidInput) as raised:  # issue 9: out of range names the parameter
+        svc.list_datasets(ctx, limit=2, offset=-1)
+    assert raised.value.details["errors"][0]["path"] == "offset"
 
 
 def test_list_search_matches_id_description_and_tags(ctx: Context) -> None:
