@@ -32,6 +32,7 @@ from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
 from benchbook.mcp.server import mount_mcp
 from benchbook.services.context import open_engine
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings, get_settings
 from benchbook.web import mount_web
 
@@ -100,6 +101,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     )
     app.state.settings = settings
     app.state.engine = engine if engine is not None else open_engine(settings)
+    app.state.login_throttle = LoginThrottle.from_settings(settings)
     install_error_handlers(app)
     app.include_router(datasets.router)
     app.include_router(hf.router)

@@ -21,6 +21,7 @@ from benchbook.services.accounts import installation_has_users
 from benchbook.services.auth import authenticate_api_key, authenticate_session, check_csrf
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, Principal, local_admin_context
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings
 
 SESSION_COOKIE = "benchbook_session"
@@ -38,6 +39,12 @@ def app_settings(request: Request) -> Settings:
     """The settings ``create_app`` was built with (``app.state.settings``)."""
     settings: Settings = request.app.state.settings
     return settings
+
+
+def login_throttle(request: Request) -> LoginThrottle:
+    """The app's failed-login counters (``app.state.login_throttle``, one per app)."""
+    throttle: LoginThrottle = request.app.state.login_throttle
+    return throttle
 
 
 def get_context(request: Request) -> Context:

@@ -23,6 +23,7 @@ from benchbook.services.authz import Role
 from benchbook.services.context import Principal
 from benchbook.services.keys import KEY_PREFIX, effective_role, key_hash
 from benchbook.services.secrets import derive_key
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings
 from benchbook.store import accounts as repo
 from benchbook.store.tables import DEFAULT_WORKSPACE, utcnow
@@ -63,11 +64,35 @@ def _role(value: str) -> Role:
 
 
 def authenticate_password(
-    engine: Engine, email: str, password: str, workspace: str | None = None
+    engine: Engine,
+    email: str,
+    password: str,
+    workspace: str | None = None,
+    *,
+    throttle: LoginThrottle | None = None,
+    client: str | None = None,
 ) -> Principal:
     """The principal for an email + password in ``workspace`` (default: ``default`` or the
-    user's first workspace). Raises Unauthenticated for any mismatch or no membership.
+    user's first workspace).
+
+    Args:
+        throttle: counts the attempt for ``email`` and ``client`` (an address) before any
+            hashing; None skips throttling (the CLI, tests of the hashing itself).
+        client: the caller's network address, as the transport saw it.
+
+    Raises:
+        TooManyRequests: too many failed logins for the account or the address (429).
+        Unauthenticated: any mismatch or no membership.
     """
+    if throttle is not None:
+        throttle.begin(email, client)
+    principal = _check_password(engine, email, password, workspace)
+    if throttle is not None:
+        throttle.succeeded(email, client)
+    return principal
+
+
+def _check_password(engine: Engine, email: str, password: str, workspace: str | None) -> Principal:
     bad = Unauthenticated("invalid email or password")
     with engine.begin() as conn:
         user = repo.find_user_by_email(conn, email)

@@ -290,6 +290,11 @@ def find_session(conn: Connection, token_hash: str) -> SessionRow | None:
     return SessionRow(*r) if r else None
 
 
+def delete_sessions_of(conn: Connection, user_id: str) -> None:
+    """End every session of a user (in every workspace)."""
+    conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
+
+
 def delete_session(conn: Connection, token_hash: str) -> None:
     """End a session."""
     conn.execute(delete(sessions).where(sessions.c.token_hash == token_hash))
