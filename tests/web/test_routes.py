@@ -186,6 +186,31 @@ def test_a_comment_with_a_nul_byte_is_an_html_400_page(client: TestClient, ctx: 
     assert "comment_id" in big.text
 
 
+@pytest.mark.parametrize("path", ["/datasets", "/recipes", "/login", "/import", "/no/such/page"])
+def test_every_page_carries_security_headers_and_a_csp_without_inline_script(
+    client: TestClient, path: str
+) -> None:
+    response = client.get(path)
+    assert response.headers["content-type"].startswith("text/html")
+    csp = response.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";") if d.strip())
+    assert directives["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "same-origin"
+    executable = re.findall(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", response.text)
+    assert executable == []  # every script is a file (or a JSON data block)
+    assert not re.search(r"\son[a-z]+=", response.text)  # no inline event handlers
+
+
+def test_static_files_are_nosniff_and_the_api_docs_keep_their_own_policy(
+    client: TestClient,
+) -> None:
+    assert client.get("/static/app.js").headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" not in client.get("/api/docs").headers
+
+
 def test_api_and_mcp_paths_keep_the_json_envelope(client: TestClient) -> None:
     for path in ("/api/nope", "/api/datasets/x/versions/1.0.0/cases/a/b"):
         response = client.get(path)
