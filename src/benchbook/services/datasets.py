@@ -440,9 +440,23 @@ def diff_datasets(
         )
 
 
+def may_delete_dataset_version(ctx: Context, version: VersionInfo) -> bool:
+    """True when :func:`delete_dataset_versions` would let the caller delete ``version``: a
+    version of the caller's own workspace, and ``datasets:delete`` or (with
+    ``datasets:write``) its creator. Transports call it to decide whether to show a control.
+    """
+    if version.workspace != ctx.workspace or not ctx.allows("datasets:write"):
+        return False
+    return _may_delete(ctx, version.created_by)
+
+
+def _may_delete(ctx: Context, created_by: str) -> bool:
+    return created_by == ctx.principal.user_id or ctx.allows("datasets:delete")
+
+
 def _authorize_delete(ctx: Context, row: repo.VersionRow) -> None:
-    """Creator override, else ``datasets:delete``."""
-    if row.created_by == ctx.principal.user_id or ctx.allows("datasets:delete"):
+    """Creator override, else ``datasets:delete`` (after ``datasets:write`` was required)."""
+    if _may_delete(ctx, row.created_by):
         return
     raise Forbidden(
         f"only the creator or an admin may delete {row.dataset_id}@{row.version}",

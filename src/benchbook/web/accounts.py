@@ -14,6 +14,7 @@ from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.deps import SESSION_COOKIE, app_engine, login_throttle
+from benchbook.api.limits import body_limit
 from benchbook.contracts.accounts import Role
 from benchbook.errors import BenchbookError, Forbidden, InvalidInput, NotFound, TooManyRequests
 from benchbook.services import accounts, keys, secrets
@@ -56,6 +57,8 @@ def _with_session(response: Response, request: Request, token: str) -> Response:
     return response
 
 
+LOGIN_FORM_BYTES = 16 * 1024
+"""Bound of the login form (unauthenticated: kept small, refused before reading)."""
 LOGIN_CSRF_COOKIE = "benchbook_login_csrf"
 """Pre-session CSRF token of the login form (double submit: cookie + hidden field)."""
 
@@ -81,7 +84,7 @@ def login_form(request: Request, next: str = "/") -> Response:
     return _login_page(request, token, next=_safe_next(next))
 
 
-@router.post("/login")
+@router.post("/login", openapi_extra=body_limit(LOGIN_FORM_BYTES))
 async def login(request: Request) -> Response:
     """Check the pre-session CSRF token and the password (off the event loop: argon2 is CPU
     work), start a session cookie and go to ``next``. 403 for a forged form (login CSRF), 429
@@ -198,8 +201,8 @@ def delete_secret(name: str, posted: FormDep) -> Response:
 
 @router.get("/members")
 def members(request: Request, page: PageDep) -> Response:
-    """The workspace's members; admins add, change roles and remove."""
-    page.ctx.require("members:read")
+    """The workspace's members; admins add, change roles and remove (``list_members``
+    authorizes)."""
     return render(
         request,
         page,
