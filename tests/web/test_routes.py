@@ -211,6 +211,16 @@ def test_static_files_are_nosniff_and_the_api_docs_keep_their_own_policy(
     assert "content-security-policy" not in client.get("/api/docs").headers
 
 
+def test_deeply_nested_json_in_the_wizard_preview_is_a_400_not_a_500(client: TestClient) -> None:
+    deep = b'{"request": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = client.post(
+        "/import/preview", content=deep, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400, response.text[:200]
+    assert response.json()["code"] == "invalid_input"
+    assert "depth" in response.json()["message"]
+
+
 def test_api_and_mcp_paths_keep_the_json_envelope(client: TestClient) -> None:
     for path in ("/api/nope", "/api/datasets/x/versions/1.0.0/cases/a/b"):
         response = client.get(path)

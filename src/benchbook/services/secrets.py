@@ -20,7 +20,7 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from benchbook.contracts.accounts import SecretInfo, SecretScope
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.settings import Settings
 from benchbook.store import secrets as repo
@@ -126,8 +126,8 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
     """The value of ``name`` for the caller, requester first: own user secret, else the
     workspace's, else None (callers apply environment fallbacks such as ``HF_TOKEN``).
 
-    Internal: no transport exposes it. Raises BenchbookError when a stored value cannot be
-    decrypted (the installation key changed).
+    Internal: no transport exposes it. Raises Conflict (409) when a stored value cannot be
+    decrypted (the installation key changed), saying to set it again.
     """
     ctx.require("account:manage")
     cipher = _cipher(ctx.settings)
@@ -139,8 +139,9 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
             try:
                 return cipher.decrypt(token.encode()).decode()
             except InvalidToken as exc:
-                raise BenchbookError(
-                    f"{scope} secret {name!r} cannot be decrypted: the installation key changed",
+                raise Conflict(
+                    f"{scope} secret {name!r} cannot be decrypted: the installation key changed;"
+                    " set it again (or restore the old BENCHBOOK_SECRET_KEY / home/secret.key)",
                     {"name": name, "scope": scope},
                 ) from exc
     return None

@@ -28,6 +28,7 @@ from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.imports import ImportRequest
 from benchbook.errors import BenchbookError, InvalidInput
 from benchbook.services import datasets, imports, jobs, secrets
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.jobs import UPLOADS, Upload, owner_of
@@ -78,10 +79,12 @@ def wizard(request: Request, page: PageDep, benchmark: str = "") -> Response:
 
 
 async def _body(request: Request) -> tuple[ImportRequest, str | None]:
+    # orjson, as the API: bounded nesting (1024) instead of a RecursionError from ``json``.
     try:
-        payload = await request.json()
-    except ValueError as exc:
-        raise InvalidInput("the body must be JSON {request, upload_id?}") from exc
+        payload = orjson.loads(await request.body())
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(f"the body must be JSON {{request, upload_id?}}: {exc}") from exc
+    check_text(payload)
     if not isinstance(payload, dict):
         raise InvalidInput("the body must be JSON {request, upload_id?}")
     upload_id = payload.get("upload_id")
