@@ -25,6 +25,8 @@ class Settings(BaseSettings):
         max_record_bytes, max_document_bytes, max_decompressed_bytes: bounds on one JSONL/CSV
             line, a JSON document (or gzip Parquet file) read whole, and a gzip file's
             decompressed content; past one a source read is 413 (``datasets/sources/limits.py``).
+        max_page_bytes: bound on the case bodies of one page of ``get_dataset`` (characters;
+            a page always holds at least one case).
         login_failures_per_account, login_failures_per_address: failed logins allowed per
             account (email) and per client address within ``login_window_s`` seconds; past
             either, logins answer 429 with ``Retry-After`` until the window moves on.
@@ -47,6 +49,7 @@ class Settings(BaseSettings):
     port: int = 8000
     max_upload_bytes: int = 512 * 1024 * 1024
     max_record_bytes: int = 64 << 20
+    max_page_bytes: int = 16 << 20
     max_document_bytes: int = 256 << 20
     max_decompressed_bytes: int = 8 << 30
     login_failures_per_account: int = 5

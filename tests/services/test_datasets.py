@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -374,6 +375,25 @@ def test_keyset_pages_return_every_case_exactly_once_in_order(ctx: Context) -> N
     assert seen == [c["id"] for c in cases]
     assert pages == 11
     assert svc.get_dataset(ctx, "ds", limit=5000).cases.__len__() == 1000
+
+
+def test_a_page_of_large_cases_is_bounded_in_bytes_and_pages_on(ctx: Context) -> None:
+    big = "x" * 300_000
+    cases = [_case(f"case-{i}", task=big) for i in range(10)]
+    svc.register_dataset(ctx, _dataset(cases=cases))
+    small = replace(ctx, settings=ctx.settings.model_copy(update={"max_page_bytes": 1_000_000}))
+    seen: list[str] = []
+    after: int | None = None
+    while True:
+        view = svc.get_dataset(small, "ds", "1.0.0", after=after, limit=1000)
+        assert 1 <= len(view.cases) <= 4  # 300 KB each: at most ~1 MB a page, never empty
+        seen.extend(c.id for c in view.cases)
+        if view.next_after is None:
+            break
+        after = view.next_after
+    assert seen == [c["id"] for c in cases]
+    huge = replace(ctx, settings=ctx.settings.model_copy(update={"max_page_bytes": 10}))
+    assert len(svc.get_dataset(huge, "ds", "1.0.0").cases) == 1  # one case even above the bound
 
 
 def test_an_export_is_the_registered_cases_as_jsonl(ctx: Context) -> None:

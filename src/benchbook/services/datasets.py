@@ -42,6 +42,7 @@ from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
 from benchbook.services.bounds import INT64_MAX, bounded_int
 from benchbook.services.context import Context
+from benchbook.services.controls import may_delete_created_by
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.store import datasets as repo
@@ -359,7 +360,9 @@ def get_dataset(
 ) -> DatasetView:
     """A version (SemVer, ``latest`` or tag) with one keyset page of cases.
 
-    ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000.
+    ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000, and a
+    page also stops before its case bodies pass ``settings.max_page_bytes`` characters (16 MiB;
+    always at least one case), so one reader cannot make the server build gigabytes.
     Raises NotFound when the id or version is not visible, InvalidInput (path ``after``) for a
     negative cursor or one beyond 64 bits.
     """
@@ -369,11 +372,11 @@ def get_dataset(
         bounded_int(after, "after", high=INT64_MAX - MAX_PAGE - 1)
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
-        page = repo.case_page(conn, row.pk, after, limit + 1)
+        fitting = repo.cases_fitting(conn, row.pk, after, limit, ctx.settings.max_page_bytes)
+        page = repo.case_page(conn, row.pk, after, fitting)
         latest = pick_latest(v.version for v in repo.live_versions(conn, row.workspace, dataset_id))
         info = _info(conn, row, latest)
-    more = len(page) > limit
-    page = page[:limit]
+    more = bool(page) and page[-1][0] < row.case_count - 1  # positions are dense 0…n-1
     cases = _CASES.validate_json(b"[" + b",".join(body for _, _, body in page) + b"]")
     return DatasetView(version=info, cases=cases, next_after=page[-1][0] if more else None)
 
@@ -440,23 +443,9 @@ def diff_datasets(
         )
 
 
-def may_delete_dataset_version(ctx: Context, version: VersionInfo) -> bool:
-    """True when :func:`delete_dataset_versions` would let the caller delete ``version``: a
-    version of the caller's own workspace, and ``datasets:delete`` or (with
-    ``datasets:write``) its creator. Transports call it to decide whether to show a control.
-    """
-    if version.workspace != ctx.workspace or not ctx.allows("datasets:write"):
-        return False
-    return _may_delete(ctx, version.created_by)
-
-
-def _may_delete(ctx: Context, created_by: str) -> bool:
-    return created_by == ctx.principal.user_id or ctx.allows("datasets:delete")
-
-
 def _authorize_delete(ctx: Context, row: repo.VersionRow) -> None:
     """Creator override, else ``datasets:delete`` (after ``datasets:write`` was required)."""
-    if _may_delete(ctx, row.created_by):
+    if may_delete_created_by(ctx, row.created_by):
         return
     raise Forbidden(
         f"only the creator or an admin may delete {row.dataset_id}@{row.version}",

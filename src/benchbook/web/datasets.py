@@ -17,6 +17,7 @@ from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets
+from benchbook.services.controls import may_delete_dataset_version
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import dataset_url, people, render
@@ -86,7 +87,7 @@ def dataset_page(
     view = datasets.get_dataset(page.ctx, dataset_id, v, after=after, limit=limit)
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     activity = datasets.get_dataset_activity(page.ctx, dataset_id, limit=100)
-    deletable = [x.version for x in versions if datasets.may_delete_dataset_version(page.ctx, x)]
+    deletable = [x.version for x in versions if may_delete_dataset_version(page.ctx, x)]
     return render(
         request,
         page,
