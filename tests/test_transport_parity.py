@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
@@ -257,7 +258,16 @@ def test_no_credentials_and_a_revoked_key_are_unauthenticated_on_both_transports
     for key in (None, team.key):
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         over_http = _http_outcome(http.get("/api/datasets", headers=headers))
-        with mcp_http(server_url, key) as mcp:
-            over_mcp = outcome(mcp.call("list_datasets"))
+        call = {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": "list_datasets", "arguments": {}},
+        }
+        accept = {"accept": "application/json, text/event-stream"}
+        answer = httpx.post(f"{server_url}/mcp", json=call, headers=headers | accept)
+        assert answer.status_code == 401  # MCP over HTTP: a Bearer challenge, not a tool result
+        assert answer.headers["www-authenticate"].startswith("Bearer")
+        over_mcp = _http_outcome(answer)
         assert over_http[0] == "unauthenticated"
         assert over_mcp == over_http

@@ -46,6 +46,18 @@ class Unauthenticated(BenchbookError):
     http_status = 401
 
 
+class TooManyRequests(BenchbookError):
+    """Too many attempts (failed logins); ``details.retry_after_s`` says when to try again."""
+
+    code = "too_many_requests"
+    http_status = 429
+
+    @property
+    def retry_after_s(self) -> int:
+        """Whole seconds to wait (the HTTP ``Retry-After`` value)."""
+        return int(self.details.get("retry_after_s", 1))
+
+
 class Forbidden(BenchbookError):
     """The principal may not perform the action."""
 

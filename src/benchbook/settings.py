@@ -22,6 +22,14 @@ class Settings(BaseSettings):
         database_url: SQLAlchemy URL; when unset, SQLite under ``home`` is used.
         host, port: where ``benchbook serve`` listens.
         max_upload_bytes: largest accepted request body (bytes) for uploads.
+        max_record_bytes, max_document_bytes, max_decompressed_bytes: bounds on one JSONL/CSV
+            line, a JSON document (or gzip Parquet file) read whole, and a gzip file's
+            decompressed content; past one a source read is 413 (``datasets/sources/limits.py``).
+        max_page_bytes: bound on the case bodies of one page of ``get_dataset`` (characters;
+            a page always holds at least one case).
+        login_failures_per_account, login_failures_per_address: failed logins allowed per
+            account (email) and per client address within ``login_window_s`` seconds; past
+            either, logins answer 429 with ``Retry-After`` until the window moves on.
         hf_endpoint: Hugging Face Hub base URL (``HF_ENDPOINT``).
         hf_viewer_endpoint: dataset-viewer base URL.
         hf_token: token from the environment, the last fallback after user and workspace secrets.
@@ -47,6 +55,13 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_upload_bytes: int = 512 * 1024 * 1024
+    max_record_bytes: int = 64 << 20
+    max_page_bytes: int = 16 << 20
+    max_document_bytes: int = 256 << 20
+    max_decompressed_bytes: int = 8 << 30
+    login_failures_per_account: int = 5
+    login_failures_per_address: int = 20
+    login_window_s: int = 300
     hf_endpoint: str = Field(
         default="https://huggingface.co",
         validation_alias=AliasChoices("HF_ENDPOINT", "BENCHBOOK_HF_ENDPOINT"),

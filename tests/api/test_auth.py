@@ -5,6 +5,8 @@ Users and keys are made through the services on the same database the app serves
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi.testclient import TestClient
 
 from benchbook.services import accounts
@@ -91,3 +93,32 @@ def test_a_wrong_password_is_401_and_sets_no_cookie(client: TestClient, ctx: Con
     response = client.post("/api/login", json={"email": email, "password": "wrong-password"})
     assert response.status_code == 401
     assert "set-cookie" not in response.headers
+
+
+def _login(client: TestClient, email: str, password: str) -> Any:
+    return client.post("/api/login", json={"email": email, "password": password})
+
+
+def test_failed_logins_for_one_account_are_throttled_with_429_and_retry_after(
+    client: TestClient, ctx: Context
+) -> None:
+    email = _member(ctx)
+    statuses = [_login(client, email, "wrong-password").status_code for _ in range(6)]
+    assert statuses == [401] * 5 + [429]
+    throttled = _login(client, email, PASSWORD)  # even the right password waits
+    assert throttled.status_code == 429 and throttled.json()["code"] == "too_many_requests"
+    assert 1 <= int(throttled.headers["retry-after"]) <= 300
+    assert "email" in throttled.json()["message"] or "account" in throttled.json()["message"]
+    other = _member(ctx, "max@example.org")
+    assert _login(client, other, PASSWORD).status_code == 200  # other accounts are unaffected
+
+
+def test_failed_logins_from_one_client_address_are_throttled_across_accounts(
+    client: TestClient, ctx: Context
+) -> None:
+    _member(ctx)
+    statuses = [
+        _login(client, f"nobody{i}@example.org", "wrong-password").status_code for i in range(21)
+    ]
+    assert statuses[:20] == [401] * 20 and statuses[20] == 429
+    assert "address" in _login(client, "mia@example.org", PASSWORD).json()["message"]

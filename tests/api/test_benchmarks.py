@@ -318,3 +318,47 @@ def test_a_bad_upload_line_names_one_line_and_its_column(client: TestClient) -> 
     assert bad.status_code == 400
     assert bad.json()["message"].startswith("l.csv line 2: not UTF-8 text: byte 0xe7 at column 5")
     assert listing(client) == {}
+
+
+def one_line_bomb(size_bytes: int = 80 << 20) -> bytes:
+    """~80 KB of gzip inflating to ``size_bytes`` on one JSONL line (no newline)."""
+    return gzip.compress(b'{"q": "' + b"a" * size_bytes, compresslevel=6)
+
+
+@pytest.mark.parametrize("route", [PREVIEW, IMPORT])
+def test_a_gzip_bomb_on_one_line_is_413_naming_the_limit_and_the_server_lives_on(
+    client: TestClient, upload_tmp: Path, route: str
+) -> None:
+    files = multipart({"spec": inline_spec()}, "bomb.jsonl.gz", one_line_bomb())
+    started = time.monotonic()
+    response = client.post(route, files=files)
+    assert time.monotonic() - started < 20
+    assert response.status_code == 413, response.text[:300]
+    body = response.json()
+    assert body["code"] == "payload_too_large"
+    assert "bomb.jsonl.gz line 1" in body["message"]
+    assert "BENCHBOOK_MAX_RECORD_BYTES" in body["message"]
+    assert body["details"]["limit_bytes"] == 64 << 20
+    assert client.get("/api/health").status_code == 200
+    assert listing(client) == {}
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_json_documents_and_decompressed_totals_are_bounded_by_their_settings(
+    engine: Engine, settings: Settings, upload_tmp: Path
+) -> None:
+    small = settings.model_copy(
+        update={"max_document_bytes": 1 << 20, "max_decompressed_bytes": 2 << 20}
+    )
+    rows = [{"key": str(i), "q": "x" * 100, "a": "1"} for i in range(12_000)]  # ~1.5 MiB
+    spec = inline_spec() | {"source": {"kind": "file", "format": "json"}}
+    document = gzip.compress(orjson.dumps(rows))
+    lines = gzip.compress(b"".join(orjson.dumps(r) + b"\n" for r in rows * 2))  # ~3 MiB
+    for client in make_client(small):
+        whole = client.post(PREVIEW, files=multipart({"spec": spec}, "rows.json.gz", document))
+        assert whole.status_code == 413, whole.text[:300]
+        assert "BENCHBOOK_MAX_DOCUMENT_BYTES" in whole.json()["message"]
+        total = client.post(IMPORT, files=multipart({"spec": inline_spec()}, "r.jsonl.gz", lines))
+        assert total.status_code == 413, total.text[:300]
+        assert "BENCHBOOK_MAX_DECOMPRESSED_BYTES" in total.json()["message"]
+        assert listing(client) == {}

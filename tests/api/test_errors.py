@@ -189,3 +189,54 @@ def test_a_body_over_max_upload_bytes_is_413_and_stores_nothing(
     validate = client.post("/api/datasets/validate", content=big)
     assert_envelope(validate, 413, "payload_too_large")
     assert listing(client) == before
+
+
+BIG = 2**64
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "parameter"),
+    [
+        ("GET", f"/api/datasets/arith/versions/latest?after={INT64_MAX}", "after"),
+        ("GET", f"/api/datasets/arith/versions/latest?after={BIG}", "after"),
+        ("GET", "/api/datasets/arith/versions/latest?after=-1", "after"),
+        ("GET", f"/api/datasets/arith/activity?before={BIG}", "before"),
+        ("GET", "/api/datasets/arith/activity?before=-3", "before"),
+        ("GET", f"/api/datasets?offset={BIG}", "offset"),
+        ("DELETE", f"/api/comments/{BIG}", "comment_id"),
+    ],
+)
+def test_cursors_offsets_and_ids_out_of_range_are_400_naming_the_parameter(
+    seeded: TestClient, method: str, path: str, parameter: str
+) -> None:
+    body = assert_envelope(seeded.request(method, path), 400, "invalid_input")
+    assert parameter in str(body["message"])
+    assert [e["path"] for e in body["details"]["errors"]] == [parameter]
+
+
+def test_a_parent_id_beyond_64_bits_is_400_naming_parent_id(seeded: TestClient) -> None:
+    payload = {"resource_type": "dataset", "resource_id": "arith", "body": "hi", "parent_id": BIG}
+    body = assert_envelope(seeded.post("/api/comments", json=payload), 400, "invalid_input")
+    assert [e["path"] for e in body["details"]["errors"]] == ["parent_id"]
+
+
+@pytest.mark.parametrize("escape", ["\\u0000", "\\ud800"])
+def test_nul_bytes_and_lone_surrogates_in_string_fields_are_400_not_500(
+    seeded: TestClient, escape: str
+) -> None:
+    bad = f'"x{escape}y@example.org"'
+    bodies = {
+        "/api/login": f'{{"email": {bad}, "password": "whatever-pass"}}',
+        "/api/members": f'{{"user": {bad}}}',
+        "/api/comments": f'{{"resource_type": "dataset", "resource_id": "arith", "body": {bad}}}',
+        "/api/keys": f'{{"name": {bad}}}',
+    }
+    for path, raw in bodies.items():
+        response = seeded.post(path, content=raw, headers={"content-type": "application/json"})
+        body = assert_envelope(response, 400, "invalid_input")
+        assert "NUL" in str(body["message"]) or "surrogate" in str(body["message"]), path
+    dataset = f'{{"id": "t", "version": "1.0.0", "description": {bad}, "cases": []}}'
+    assert_envelope(seeded.post("/api/datasets", content=dataset), 400, "invalid_input")
+    for path in ("/api/datasets/a%00b/versions", "/api/datasets?search=a%00b"):
+        assert_envelope(seeded.get(path), 400, "invalid_input")

@@ -80,3 +80,26 @@ def test_the_routes_are_read_operations_of_the_catalog_area(hf_client: TestClien
     assert schema[f"{HF}/search"]["get"]["operationId"] == "search_hf_datasets"
     assert schema[f"{HF}/splits"]["get"]["operationId"] == "list_hf_splits"
     assert schema[f"{HF}/files"]["get"]["operationId"] == "list_hf_files"
+
+
+@pytest.mark.parametrize(
+    "dataset",
+    ["openai/gsm8k@main", "../../api/whoami", "openai/..", "openai/gsm8k/../x", "a b/c", "x/-y"],
+)
+def test_a_dataset_id_the_hub_never_uses_is_400_before_any_request_carries_a_token(
+    hf_client: TestClient, hf_server: HfServer, dataset: str
+) -> None:
+    before = len(hf_server.requests)
+    for path in (f"{HF}/splits", f"{HF}/files"):
+        response = hf_client.get(path, params={"dataset": dataset})
+        assert response.status_code == 400, (path, response.text)
+        assert response.json()["details"]["errors"][0]["path"] == "dataset"
+    spec = {
+        "id": "hf-odd",
+        "source": {"kind": "huggingface", "dataset": dataset, "split": "test"},
+        "mapping": {"id_field": "id", "task_field": "q", "answer_field": "a"},
+    }
+    preview = hf_client.post("/api/benchmarks/preview", json={"spec": spec})
+    assert preview.status_code == 400, preview.text
+    assert "source.dataset" in preview.text
+    assert len(hf_server.requests) == before

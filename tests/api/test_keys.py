@@ -6,6 +6,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from benchbook.services.context import Context
+from benchbook.services.keys import create_api_key
 from tests.api.people import bearer, error_code, login, other_workspace, person
 
 
@@ -93,3 +94,45 @@ def test_a_session_cookie_creates_a_key_only_with_its_csrf_token(
     right = client.post("/api/keys", json={"name": "web"}, headers={"X-CSRF-Token": csrf})
     assert right.status_code == 201
     assert len(client.get("/api/keys").json()) == 2
+
+
+def test_a_read_scoped_key_of_an_admin_cannot_mint_a_key_above_read(
+    client: TestClient, ctx: Context
+) -> None:
+    person(ctx, "ada", "admin")
+    read_key = create_api_key(ctx, "ro", "read", user="ada@example.org").key
+    for scope in ("write", "admin"):
+        minted = client.post(
+            "/api/keys", json={"name": "up", "scope": scope}, headers=bearer(read_key)
+        )
+        assert error_code(minted) == (400, "invalid_input"), scope
+        assert minted.json()["details"]["errors"][0]["path"] == "scope"
+    same = client.post("/api/keys", json={"name": "ro2", "scope": "read"}, headers=bearer(read_key))
+    assert same.status_code == 201
+    assert client.get("/api/me", headers=bearer(same.json()["key"])).json()["role"] == "viewer"
+
+
+def test_a_write_scoped_key_of_an_admin_cannot_mint_an_admin_key(
+    client: TestClient, ctx: Context
+) -> None:
+    person(ctx, "ada", "admin")
+    write_key = create_api_key(ctx, "rw", "write", user="ada@example.org").key
+    minted = client.post(
+        "/api/keys", json={"name": "up", "scope": "admin"}, headers=bearer(write_key)
+    )
+    assert error_code(minted) == (400, "invalid_input")
+    assert "calling key" in minted.json()["message"]
+
+
+def test_a_removed_member_keeps_no_key_even_after_being_added_again(
+    client: TestClient, ctx: Context
+) -> None:
+    mia = person(ctx, "mia")
+    ada = person(ctx, "ada", "admin")
+    assert client.delete("/api/members/mia@example.org", headers=bearer(ada)).status_code == 204
+    again = client.post("/api/members", json={"user": "mia@example.org"}, headers=bearer(ada))
+    assert again.status_code == 201
+    assert error_code(client.get("/api/me", headers=bearer(mia))) == (401, "unauthenticated")
+    keys = client.get("/api/keys", params={"all_users": True}, headers=bearer(ada)).json()
+    mias = [k for k in keys if k["name"] == "tests" and k["revoked_at"] is None]
+    assert len(mias) == 1  # only ada's own key is live

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from sqlalchemy import Engine
 
@@ -131,7 +132,7 @@ def test_bad_arguments_and_unknown_tools_are_tool_errors(server_url: str) -> Non
     assert missing.content[1].text == '{"id":"nope"}'
 
 
-def test_a_viewer_key_is_forbidden_to_write_and_a_revoked_key_is_unauthenticated(
+def test_a_viewer_key_is_forbidden_to_write_and_a_revoked_key_is_http_401(
     server_url: str, ctx: Context
 ) -> None:
     key = _member_key(ctx, scope="read")
@@ -139,22 +140,71 @@ def test_a_viewer_key_is_forbidden_to_write_and_a_revoked_key_is_unauthenticated
         code, message = outcome(mcp.call("register_dataset", {"dataset": dataset_body()}))
         assert (code, message) == ("forbidden", "role 'viewer' may not datasets:write")
         assert mcp.call("list_datasets").is_error is False
-        [info] = list_api_keys(ctx, all_users=True)
-        revoke_api_key(ctx, info.id)
-        assert outcome(mcp.call("list_datasets")) == (
-            "unauthenticated",
-            "invalid or revoked API key",
-        )
+    [info] = list_api_keys(ctx, all_users=True)
+    revoke_api_key(ctx, info.id)
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    headers = {"accept": "application/json, text/event-stream", "authorization": f"Bearer {key}"}
+    revoked = httpx.post(f"{server_url}/mcp", json=listing, headers=headers)
+    assert revoked.status_code == 401 and revoked.headers["www-authenticate"].startswith("Bearer")
+    assert revoked.json()["message"] == "invalid or revoked API key"
 
 
-def test_without_credentials_once_users_exist_every_call_is_unauthenticated(
+def test_a_read_scoped_key_cannot_mint_an_admin_key_over_mcp(server_url: str, ctx: Context) -> None:
+    accounts.create_user(ctx, "ada@example.org", "Ada")
+    accounts.add_member(ctx, "ada@example.org", "admin")
+    key = create_api_key(ctx, "agent", "read", user="ada@example.org").key
+    with mcp_http(server_url, key) as mcp:
+        minted = mcp.call("create_api_key", {"name": "up", "scope": "admin"})
+        same = mcp.call("create_api_key", {"name": "ro", "scope": "read"})
+    assert outcome(minted)[0] == "invalid_input"
+    assert minted.structured_content["details"]["errors"][0]["path"] == "scope"
+    assert same.is_error is False
+    assert sorted(k.scope for k in list_api_keys(ctx, all_users=True)) == ["read", "read"]
+
+
+def test_out_of_range_cursors_and_nul_text_are_tool_errors_naming_the_field(
+    server_url: str, ctx: Context
+) -> None:
+    register_dataset(ctx, parse_dataset(dataset_body()))
+    with mcp_http(server_url) as mcp:
+        after = mcp.call("get_dataset", {"dataset_id": "arith", "after": 2**64})
+        before = mcp.call("get_dataset_activity", {"dataset_id": "arith", "before": -1})
+        offset = mcp.call("list_datasets", {"offset": -5})
+        nul = mcp.call("add_member", {"user": "a\x00b@example.org"})
+        named = mcp.call("create_workspace", {"workspace_id": "ok", "name": "x\x00"})
+    for result, path in [
+        (after, "after"),
+        (before, "before"),
+        (offset, "offset"),
+        (nul, "user"),
+        (named, "name"),
+    ]:
+        assert outcome(result)[0] == "invalid_input", (path, result.content)
+        assert result.structured_content["details"]["errors"][0]["path"] == path
+
+
+def test_without_credentials_once_users_exist_mcp_is_http_401_with_a_bearer_challenge(
     server_url: str, ctx: Context
 ) -> None:
     _member_key(ctx)
-    with mcp_http(server_url) as mcp:
-        assert mcp.tool_names() == list(OPERATIONS)
-        code, _ = outcome(mcp.call("list_datasets"))
-    assert code == "unauthenticated"
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream"}
+    for auth in ({}, {"authorization": "Bearer bb_not-a-key"}):
+        response = httpx.post(f"{server_url}/mcp", json=initialize, headers=headers | auth)
+        assert response.status_code == 401, response.text
+        assert response.headers["www-authenticate"].startswith("Bearer")
+        assert response.json()["code"] == "unauthenticated"
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+    assert httpx.post(f"{server_url}/mcp", json=listing, headers=headers).status_code == 401
 
 
 def _benchbook_command() -> str:

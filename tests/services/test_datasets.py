@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -376,6 +377,25 @@ def test_keyset_pages_return_every_case_exactly_once_in_order(ctx: Context) -> N
     assert svc.get_dataset(ctx, "ds", limit=5000).cases.__len__() == 1000
 
 
+def test_a_page_of_large_cases_is_bounded_in_bytes_and_pages_on(ctx: Context) -> None:
+    big = "x" * 300_000
+    cases = [_case(f"case-{i}", task=big) for i in range(10)]
+    svc.register_dataset(ctx, _dataset(cases=cases))
+    small = replace(ctx, settings=ctx.settings.model_copy(update={"max_page_bytes": 1_000_000}))
+    seen: list[str] = []
+    after: int | None = None
+    while True:
+        view = svc.get_dataset(small, "ds", "1.0.0", after=after, limit=1000)
+        assert 1 <= len(view.cases) <= 4  # 300 KB each: at most ~1 MB a page, never empty
+        seen.extend(c.id for c in view.cases)
+        if view.next_after is None:
+            break
+        after = view.next_after
+    assert seen == [c["id"] for c in cases]
+    huge = replace(ctx, settings=ctx.settings.model_copy(update={"max_page_bytes": 10}))
+    assert len(svc.get_dataset(huge, "ds", "1.0.0").cases) == 1  # one case even above the bound
+
+
 def test_an_export_is_the_registered_cases_as_jsonl(ctx: Context) -> None:
     dataset = _dataset(
         cases=[
@@ -549,15 +569,16 @@ def test_a_task_with_a_nul_character_round_trips(ctx: Context) -> None:
     assert svc.get_dataset(ctx, "ds").cases[0].task == "before\x00after"
 
 
-def test_list_pages_with_limit_and_offset_and_a_negative_offset_starts_at_zero(
+def test_list_pages_with_limit_and_offset_and_a_negative_offset_is_invalid_input(
     ctx: Context,
 ) -> None:
     for name in ("c", "a", "b"):
         svc.register_dataset(ctx, Dataset.model_validate({"id": name, "version": "1.0.0"}))
     assert [s.id for s in svc.list_datasets(ctx, limit=2).items] == ["a", "b"]
     assert [s.id for s in svc.list_datasets(ctx, limit=2, offset=2).items] == ["c"]
-    page = svc.list_datasets(ctx, limit=2, offset=-1)
-    assert ([s.id for s in page.items], page.offset, page.total) == (["a", "b"], 0, 3)
+    with pytest.raises(InvalidInput) as raised:  # issue 9: out of range names the parameter
+        svc.list_datasets(ctx, limit=2, offset=-1)
+    assert raised.value.details["errors"][0]["path"] == "offset"
 
 
 def test_list_search_matches_id_description_and_tags(ctx: Context) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -133,3 +134,22 @@ def test_a_key_of_another_workspace_is_not_found(team: Team) -> None:
     assert theirs.info.id not in {k.id for k in list_api_keys(team.admin, all_users=True)}
     with pytest.raises(NotFound):
         create_api_key(team.admin, "x", "read", user=team.outsider.principal.user_id)
+
+
+def test_a_fresh_key_authenticates_at_once_while_another_writer_holds_sqlite(
+    team: Team, backend: str
+) -> None:
+    if backend != "sqlite":
+        pytest.skip("PostgreSQL has row locks; the single-writer wait is SQLite's")
+    key = create_api_key(team.root, "bot", "read", user=team.member.principal.user_id).key
+    holder = team.root.engine.raw_connection()  # an import holding the writer
+    try:
+        holder.cursor().execute("BEGIN IMMEDIATE")
+        started = time.monotonic()
+        principal = authenticate_api_key(team.root.engine, key)
+        elapsed = time.monotonic() - started
+    finally:
+        holder.rollback()
+        holder.close()
+    assert principal.role == "viewer"
+    assert elapsed < 1.0, f"the last-use stamp waited {elapsed:.1f} s for the writer"

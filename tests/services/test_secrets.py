@@ -115,7 +115,7 @@ def test_without_a_configured_key_one_is_generated_once_into_home(team: Team) ->
     assert resolve_secret(team.member, "HF_TOKEN") == TOKEN
 
 
-def test_a_changed_installation_key_cannot_decrypt_old_values(team: Team) -> None:
+def test_a_changed_installation_key_is_a_409_saying_to_set_the_secret_again(team: Team) -> None:
     set_secret(team.member, "HF_TOKEN", TOKEN)
     other = replace(
         team.member, settings=team.member.settings.model_copy(update={"secret_key": "x"})
@@ -123,3 +123,5 @@ def test_a_changed_installation_key_cannot_decrypt_old_values(team: Team) -> Non
     with pytest.raises(BenchbookError) as err:
         resolve_secret(other, "HF_TOKEN")
     assert "cannot be decrypted" in err.value.message
+    assert err.value.http_status == 409  # was a bare BenchbookError: HTTP 500
+    assert "set it again" in err.value.message

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.hfserver.catalog import GATED_ID, GSM8K_ID, defaults, viewerless
 from tests.hfserver.server import HfServer
@@ -82,9 +83,8 @@ def test_a_hugging_face_search_imports_gsm8k_main_test_with_its_1319_cases(
     page.click('button.col-role[data-field="answer"]')
     page.click('button.col-role[data-field="answer"]')
     assert (_role(page, "question"), _role(page, "answer")) == ("task", "answer")
-    page.wait_for_function(
-        "document.querySelector('#assertion').textContent.includes('graded against')"
-    )
+    # A locator assertion, not wait_for_function: the page's CSP forbids evaluating strings.
+    expect(page.locator("#assertion")).to_contain_text("graded against", timeout=30_000)
     assert page.locator("#version-pick").is_hidden()
     shot(page, server, "import-hf")
     _import_and_land(page, "gsm8k-hf")
@@ -105,9 +105,8 @@ def test_a_gated_dataset_without_a_token_warns_and_links_to_the_secrets_page(
     warning = page.locator("#gated-warning")
     warning.wait_for(state="visible")
     assert warning.locator("a").get_attribute("href") == "/account#secrets"
-    page.wait_for_function(
-        "document.querySelector('#source-status').textContent.includes('HF_TOKEN')"
-    )
+    # A locator assertion, not wait_for_function: the page's CSP forbids evaluating strings.
+    expect(page.locator("#source-status")).to_contain_text("HF_TOKEN", timeout=30_000)
     assert page.locator("#map-step").is_hidden()
     shot(page, server, "import-hf-gated")
     page.check('input[name="source-kind"][value="upload"]')

@@ -155,6 +155,72 @@ def test_a_bad_offset_on_the_list_is_an_html_400_page(client: TestClient) -> Non
     assert "query parameter offset" in response.text
 
 
+@pytest.mark.parametrize(
+    ("path", "parameter"),
+    [
+        (f"/datasets/x?after={2**64}", "after"),
+        ("/datasets/x?after=-1", "after"),
+        (f"/datasets?offset={2**64}", "offset"),
+        ("/datasets?q=a%00b", "q"),
+    ],
+)
+def test_out_of_range_cursors_and_nul_queries_are_html_400_pages_naming_the_parameter(
+    client: TestClient, ctx: Context, path: str, parameter: str
+) -> None:
+    _register(ctx, "x", "1.0.0", ["q0"])
+    response = client.get(path)
+    assert response.status_code == 400, response.text[:300]
+    assert response.headers["content-type"].startswith("text/html")
+    assert parameter in html.unescape(response.text)
+
+
+def test_a_comment_with_a_nul_byte_is_an_html_400_page(client: TestClient, ctx: Context) -> None:
+    _register(ctx, "x", "1.0.0", ["q0"])
+    response = client.post(
+        "/datasets/x/comments", data={"body": "a\x00b", "resource_type": "dataset"}
+    )
+    assert response.status_code == 400, response.text[:300]
+    assert "NUL" in response.text
+    big = client.post(f"/datasets/x/comments/{2**64}/delete")
+    assert big.status_code == 400, big.text[:300]
+    assert "comment_id" in big.text
+
+
+@pytest.mark.parametrize("path", ["/datasets", "/recipes", "/login", "/import", "/no/such/page"])
+def test_every_page_carries_security_headers_and_a_csp_without_inline_script(
+    client: TestClient, path: str
+) -> None:
+    response = client.get(path)
+    assert response.headers["content-type"].startswith("text/html")
+    csp = response.headers["content-security-policy"]
+    directives = dict(d.strip().split(" ", 1) for d in csp.split(";") if d.strip())
+    assert directives["script-src"] == "'self'"  # no 'unsafe-inline', no 'unsafe-eval'
+    assert directives["frame-ancestors"] == "'none'"
+    assert "unsafe" not in csp
+    assert response.headers["x-content-type-options"] == "nosniff"
+    assert response.headers["referrer-policy"] == "same-origin"
+    executable = re.findall(r"<script(?![^>]*\bsrc=)(?![^>]*application/json)[^>]*>", response.text)
+    assert executable == []  # every script is a file (or a JSON data block)
+    assert not re.search(r"\son[a-z]+=", response.text)  # no inline event handlers
+
+
+def test_static_files_are_nosniff_and_the_api_docs_keep_their_own_policy(
+    client: TestClient,
+) -> None:
+    assert client.get("/static/app.js").headers["x-content-type-options"] == "nosniff"
+    assert "content-security-policy" not in client.get("/api/docs").headers
+
+
+def test_deeply_nested_json_in_the_wizard_preview_is_a_400_not_a_500(client: TestClient) -> None:
+    deep = b'{"request": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = client.post(
+        "/import/preview", content=deep, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400, response.text[:200]
+    assert response.json()["code"] == "invalid_input"
+    assert "depth" in response.json()["message"]
+
+
 def test_api_and_mcp_paths_keep_the_json_envelope(client: TestClient) -> None:
     for path in ("/api/nope", "/api/datasets/x/versions/1.0.0/cases/a/b"):
         response = client.get(path)

@@ -10,7 +10,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
-from benchbook.api.deps import SESSION_COOKIE, ContextDep, app_engine, app_settings
+from benchbook.api.deps import (
+    SESSION_COOKIE,
+    ContextDep,
+    app_engine,
+    app_settings,
+    login_throttle,
+)
 from benchbook.api.errors import error_responses
 from benchbook.services.auth import (
     SESSION_TTL,
@@ -54,11 +60,21 @@ def _me(principal: Principal, csrf: str | None = None) -> Me:
     )
 
 
-@router.post("/login", operation_id="login", response_model=Me, responses=error_responses(400, 401))
+@router.post(
+    "/login", operation_id="login", response_model=Me, responses=error_responses(400, 401, 429)
+)
 def login(body: LoginRequest, request: Request, response: Response) -> Me:
-    """Start a browser session (cookie) for an email + password; returns the CSRF token."""
+    """Start a browser session (cookie) for an email + password; returns the CSRF token.
+    429 with ``Retry-After`` after too many failed logins for the account or the address."""
     engine, settings = app_engine(request), app_settings(request)
-    principal = authenticate_password(engine, body.email, body.password, body.workspace)
+    principal = authenticate_password(
+        engine,
+        body.email,
+        body.password,
+        body.workspace,
+        throttle=login_throttle(request),
+        client=request.client.host if request.client else None,
+    )
     token = start_session(engine, principal)
     response.set_cookie(
         SESSION_COOKIE,

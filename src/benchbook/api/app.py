@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
@@ -27,12 +27,14 @@ from benchbook.api import (
     runs,
     secrets,
 )
+from benchbook.api.deps import request_text
 from benchbook.api.errors import install_error_handlers
 from benchbook.api.limits import BodyLimits
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
 from benchbook.mcp.server import mount_mcp
 from benchbook.services.context import open_engine
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings, get_settings
 from benchbook.web import mount_web
 
@@ -97,9 +99,11 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         openapi_url="/api/openapi.json",
         docs_url="/api/docs",
         redoc_url=None,
+        dependencies=[Depends(request_text)],
     )
     app.state.settings = settings
     app.state.engine = engine if engine is not None else open_engine(settings)
+    app.state.login_throttle = LoginThrottle.from_settings(settings)
     install_error_handlers(app)
     app.include_router(datasets.router)
     app.include_router(hf.router)

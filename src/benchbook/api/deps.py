@@ -13,12 +13,15 @@ from typing import Annotated
 from urllib.parse import urlsplit
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 from sqlalchemy import Engine
 
 from benchbook.errors import Forbidden, Unauthenticated
 from benchbook.services.accounts import installation_has_users
 from benchbook.services.auth import authenticate_api_key, authenticate_session, check_csrf
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, Principal, local_admin_context
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings
 
 SESSION_COOKIE = "benchbook_session"
@@ -36,6 +39,12 @@ def app_settings(request: Request) -> Settings:
     """The settings ``create_app`` was built with (``app.state.settings``)."""
     settings: Settings = request.app.state.settings
     return settings
+
+
+def login_throttle(request: Request) -> LoginThrottle:
+    """The app's failed-login counters (``app.state.login_throttle``, one per app)."""
+    throttle: LoginThrottle = request.app.state.login_throttle
+    return throttle
 
 
 def get_context(request: Request) -> Context:
@@ -82,6 +91,24 @@ def cross_origin(request: Request) -> bool:
     if not source:
         return False
     return urlsplit(source).netloc != request.headers.get("host", "")
+
+
+async def request_text(request: Request) -> None:
+    """Refuse NUL and lone surrogates in any path, query or JSON body string (400 naming the
+    field) before a route runs: a database cannot store them (app-wide dependency).
+
+    Only routes with a declared body model are checked: FastAPI has already parsed (and
+    cached) their JSON; raw-stream routes parse with orjson and strict contracts themselves.
+    """
+    check_text(dict(request.path_params), "path")
+    check_text(dict(request.query_params), "query")
+    route = request.scope.get("route")
+    if isinstance(route, APIRoute) and route.body_field is not None:
+        try:
+            body = await request.json()
+        except ValueError:
+            return  # FastAPI reports the malformed body itself
+        check_text(body)
 
 
 ContextDep = Annotated[Context, Depends(get_context)]

@@ -1,4 +1,5 @@
-"""Request body limits for the JSON routes FastAPI parses itself (SPEC D robustness).
+"""Request body limits for the JSON routes FastAPI parses itself and for every dashboard form
+route (SPEC D robustness; issue 9: "body limits everywhere, before reading").
 
 Routes that declare a body model (``APIRoute.body_field``) get their body read fully in memory
 by FastAPI, so each has a small bound: :data:`DEFAULT_JSON_BODY_BYTES` unless the route names its
@@ -6,8 +7,9 @@ own in ``openapi_extra`` under :data:`LIMIT_KEY` (bytes; it is also shown in the
 document). Routes without a body model read the raw stream themselves, bounded by
 ``settings.max_upload_bytes`` (``api/uploads.py``), and pass through untouched.
 
-:class:`BodyLimits` is a pure ASGI middleware on ``/api/`` paths: a ``Content-Length`` over the
-limit is refused before reading; a chunked body is refused at the first chunk past the limit.
+:class:`BodyLimits` is a pure ASGI middleware on every path but ``/mcp``: a ``Content-Length``
+over the limit is refused before reading; a chunked body is refused at the first chunk past the
+limit.
 Both answer 413 with the error envelope ``{code: "payload_too_large", message}``, the message
 naming the limit. (Starlette's own ``max_body_size`` is not used: for a declared length it
 answers plain text, not the envelope.)
@@ -26,21 +28,35 @@ DEFAULT_JSON_BODY_BYTES = 1024 * 1024
 """Bound for JSON bodies of routes that do not name their own (1 MiB)."""
 LIMIT_KEY = "x-max-body-bytes"
 """``openapi_extra`` key carrying a route's body bound in bytes."""
+UPLOAD_LIMIT = "max_upload_bytes"
+"""A :data:`LIMIT_KEY` value meaning ``settings.max_upload_bytes`` (dashboard uploads)."""
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+UNBOUNDED_PREFIXES = ("/mcp",)
+"""Paths bounded elsewhere (the MCP session manager has its own ``max_request_body_size``)."""
 
 
-def body_limit(limit_bytes: int) -> dict[str, Any]:
-    """``openapi_extra`` for a route whose JSON body is bounded by ``limit_bytes``."""
+def body_limit(limit_bytes: int | str) -> dict[str, Any]:
+    """``openapi_extra`` for a route whose body is bounded by ``limit_bytes`` (or
+    :data:`UPLOAD_LIMIT`)."""
     return {LIMIT_KEY: limit_bytes}
 
 
-def route_limit(route: BaseRoute) -> int | None:
-    """The body bound of ``route`` in bytes; None when the route reads its own raw stream."""
-    if not isinstance(route, APIRoute) or route.body_field is None:
+def route_limit(route: BaseRoute, upload_limit: int) -> int | None:
+    """The body bound of ``route`` in bytes; None when the route reads its own raw stream.
+
+    API routes are bounded when FastAPI parses their body (``body_field``) or when they name
+    a bound; dashboard routes (outside ``/api/``), which read forms themselves, always are:
+    their own bound, else :data:`DEFAULT_JSON_BODY_BYTES`.
+    """
+    if not isinstance(route, APIRoute):
         return None
     extra = route.openapi_extra or {}
-    limit = extra.get(LIMIT_KEY, DEFAULT_JSON_BODY_BYTES)
-    return int(limit)
+    if LIMIT_KEY in extra:
+        limit = extra[LIMIT_KEY]
+        return upload_limit if limit == UPLOAD_LIMIT else int(limit)
+    if route.body_field is None and route.path.startswith("/api/"):
+        return None
+    return DEFAULT_JSON_BODY_BYTES
 
 
 class BodyLimits:
@@ -58,7 +74,7 @@ class BodyLimits:
         if (
             scope["type"] != "http"
             or scope["method"] not in BODY_METHODS
-            or not scope["path"].startswith("/api/")
+            or scope["path"].startswith(UNBOUNDED_PREFIXES)
         ):
             await self.app(scope, receive, send)
             return
@@ -90,7 +106,8 @@ def _bounded(scope: Scope, receive: Receive) -> Receive:
     async def bounded() -> Message:
         if "limit" not in state:
             route = scope.get("route")
-            state["limit"] = route_limit(route) if isinstance(route, BaseRoute) else None
+            uploads = int(scope["app"].state.settings.max_upload_bytes)
+            state["limit"] = route_limit(route, uploads) if isinstance(route, BaseRoute) else None
             state["seen"] = 0
             declared = _content_length(scope)
             limit = state["limit"]

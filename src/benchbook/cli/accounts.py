@@ -26,7 +26,7 @@ from benchbook.services import keys as keys_svc
 from benchbook.services import secrets as secrets_svc
 from benchbook.services.context import Context
 
-users_app = typer.Typer(help="Create and list users (installation-wide).")
+users_app = typer.Typer(help="Create and list users, set passwords (installation-wide).")
 workspaces_app = typer.Typer(help="Create and list workspaces.")
 members_app = typer.Typer(help="Add members to a workspace, change their role, remove them.")
 keys_app = typer.Typer(help="Create, list and revoke API keys (bb_…).")
@@ -71,6 +71,19 @@ def users_create(
     if json:
         return emit_json(user)
     console.print(f"created user [bold]{escape(user.email)}[/] ({escape(user.id)})")
+
+
+@users_app.command("set-password")
+@handle_errors
+def users_set_password(
+    email: str = typer.Option(..., help="The user's login email (or id)."),
+    password: str = typer.Option(
+        ..., prompt=True, hide_input=True, confirmation_prompt=True, help="At least 8 characters."
+    ),
+) -> None:
+    """Set a user's password (recovers a lost admin password) and end their sessions."""
+    user = svc.set_password(local_context(), email, password)
+    console.print(f"password set for [bold]{escape(user.email)}[/]; their sessions have ended")
 
 
 @users_app.command("list")

@@ -64,6 +64,32 @@ def _check_no_nul(value: str) -> str:
     return value
 
 
+#: Hub repo ids (huggingface_hub ``validate_repo_id``): ``name`` or ``owner/name``, each part of
+#: ``[A-Za-z0-9_.-]`` starting and ending with a letter or digit, at most 96 characters, never
+#: ``--`` or ``..``. Anything else (``@``, ``..``, spaces, more slashes) is refused before a URL
+#: is built, so no request carrying a token goes anywhere unexpected.
+HF_DATASET_ID_RE = re.compile(
+    r"(?:[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?/)?[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
+)
+
+
+def hf_dataset_id_problem(value: str) -> str | None:
+    """Why ``value`` is not a Hugging Face dataset id, or None when it is one."""
+    if not HF_DATASET_ID_RE.fullmatch(value) or "--" in value or ".." in value:
+        return (
+            "must be a Hugging Face dataset id: owner/name of letters, digits, '_', '-' and '.'"
+            " (no '@', '..', '--', spaces or further '/')"
+        )
+    return None
+
+
+def _check_hf_dataset_id(value: str) -> str:
+    problem = hf_dataset_id_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
 def _clean_tags(values: list[str]) -> list[str]:
     seen: dict[str, None] = {}
     for raw in values:
@@ -94,6 +120,9 @@ CaseId = Annotated[
     str, StringConstraints(min_length=1, max_length=512), AfterValidator(_check_no_control_chars)
 ]
 """A case id: 1–512 characters, no control characters (spaces and ``/`` are fine)."""
+
+HfDatasetId = Annotated[str, AfterValidator(_check_hf_dataset_id)]
+"""A Hugging Face dataset id (``owner/name``) as the Hub spells them."""
 
 TextNoNul = Annotated[str, AfterValidator(_check_no_nul)]
 """Free text stored in a plain column (a description): anything but NUL."""

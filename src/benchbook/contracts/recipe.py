@@ -6,7 +6,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, JsonValue, model_validator
 
-from benchbook.contracts.common import STRICT, HttpUrl, NonEmptyStr, ResourceId, SemVerStr
+from benchbook.contracts.common import (
+    STRICT,
+    HfDatasetId,
+    HttpUrl,
+    NonEmptyStr,
+    ResourceId,
+    SemVerStr,
+)
 from benchbook.contracts.dataset import GraderSpec, Placement
 from benchbook.contracts.provenance import Origin, Scoring
 
@@ -67,7 +74,7 @@ class RecipeSource(BaseModel):
 
     model_config = STRICT
     kind: Literal["huggingface", "file", "url"]
-    dataset: str | None = None
+    dataset: HfDatasetId | None = None
     config: str | None = None
     split: str | None = None
     revision: str | None = None

@@ -1,9 +1,10 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``) over both transports.
 
 - Streamable HTTP at ``/mcp`` inside the FastAPI app (:func:`mount_mcp`): stateless JSON
-  responses, authenticated per tool call by the HTTP principal resolution
-  (``api/deps.py:request_principal`` — ``Authorization: Bearer bb_…``; the local admin while the
-  installation has no users), so a revoked key fails on its next call.
+  responses, authenticated by the HTTP principal resolution (``api/deps.py:request_principal``
+  — ``Authorization: Bearer bb_…``; the local admin while the installation has no users) on
+  every HTTP request — missing, unknown or revoked credentials are HTTP 401 with
+  ``WWW-Authenticate: Bearer``, as MCP clients expect — and again per tool call.
 - stdio (:func:`run_stdio`, ``benchbook mcp``): the principal of ``BENCHBOOK_API_KEY`` when set
   (checked on every call), else the local admin.
 
@@ -126,12 +127,33 @@ def stdio_principal(engine: Engine, settings: Settings) -> PrincipalOf:
     return principal_of
 
 
-class McpEndpoint:
-    """The ASGI app at ``/mcp``: hands requests to the session manager the lifespan started."""
+Gate = Callable[[Request], object]
+"""Authenticates an HTTP request to ``/mcp`` (blocking); raises Unauthenticated."""
 
-    def __init__(self, server: Server[Any], max_body_bytes: int) -> None:
+
+def http_gate(engine: Engine, settings: Settings) -> Gate:
+    """The HTTP principal resolution, applied to each request before any MCP message is read."""
+    from benchbook.api.deps import request_principal
+
+    return lambda request: request_principal(request, engine, settings)
+
+
+def unauthorized(exc: Unauthenticated) -> JSONResponse:
+    """HTTP 401 with ``WWW-Authenticate: Bearer`` (MCP authorization spec, RFC 6750 §3)."""
+    body = {"code": exc.code, "message": exc.message, "details": exc.details}
+    challenge = 'Bearer realm="benchbook", error="invalid_token"'
+    return JSONResponse(body, status_code=401, headers={"WWW-Authenticate": challenge})
+
+
+class McpEndpoint:
+    """The ASGI app at ``/mcp``: authenticates the HTTP request (401 with a Bearer challenge
+    when it carries no valid credentials), then hands it to the session manager the lifespan
+    started. Each tool call authenticates again, as its own principal resolution."""
+
+    def __init__(self, server: Server[Any], max_body_bytes: int, gate: Gate | None = None) -> None:
         self.server = server
         self.max_body_bytes = max_body_bytes
+        self.gate = gate
         self.manager: StreamableHTTPSessionManager | None = None
 
     @asynccontextmanager
@@ -159,6 +181,15 @@ class McpEndpoint:
             }
             await JSONResponse(body, status_code=503)(scope, receive, send)
             return
+        if self.gate is not None and scope["type"] == "http":
+            gate, request = self.gate, Request(scope)
+            try:
+                await anyio.to_thread.run_sync(lambda: gate(request))
+            except Unauthenticated as exc:
+                await unauthorized(exc)(scope, receive, send)
+                return
+            except BenchbookError:
+                pass  # e.g. a cross-origin write: refused per call, as a tool result
         await self.manager.handle_request(scope, receive, send)
 
 
@@ -170,7 +201,7 @@ def mount_mcp(app: FastAPI) -> None:
     engine: Engine = app.state.engine
     settings: Settings = app.state.settings
     server = build_server(http_principal(engine, settings), engine, settings)
-    endpoint = McpEndpoint(server, settings.max_upload_bytes)
+    endpoint = McpEndpoint(server, settings.max_upload_bytes, http_gate(engine, settings))
     app.router.routes.append(Route(MCP_PATH, endpoint=endpoint, include_in_schema=False))
     outer = app.router.lifespan_context
 

@@ -35,6 +35,7 @@ from benchbook.mcp import (
     secrets,
 )
 from benchbook.mcp.guide import ToolGuide
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.services.registry import OPERATIONS
 from benchbook.services.validation import parse_model
@@ -95,9 +96,11 @@ class OperationTool:
     def call(self, ctx: Context, arguments: dict[str, Any]) -> types.CallToolResult:
         """Validate ``arguments`` and run the operation as ``ctx``'s principal (blocking).
 
-        Raises InvalidInput listing ``{path, message}`` for bad arguments, and whatever
+        Raises InvalidInput listing ``{path, message}`` for bad arguments (NUL or lone
+        surrogates in any string included), and whatever
         ``BenchbookError`` the service raises.
         """
+        check_text(arguments)
         parsed = parse_model(self.arguments, arguments, f"arguments of {self.name}")
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
         value = self.function(ctx, **kwargs)

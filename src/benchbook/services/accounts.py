@@ -136,6 +136,22 @@ def find_user(conn: Connection, user: str) -> repo.UserRow:
     return row
 
 
+def set_password(ctx: Context, user: str, password: str) -> User:
+    """Replace a user's password (installation admins only; the CLI's way back in when an
+    admin's password is lost) and end all of their sessions.
+
+    Raises NotFound for an unknown user (email or id) and InvalidInput (path ``password``)
+    under 8 characters.
+    """
+    require_installation_admin(ctx)
+    hashed = hash_password(password)
+    with ctx.engine.begin() as conn:
+        row = find_user(conn, user)
+        repo.set_password_hash(conn, row.id, hashed)
+        repo.delete_sessions_of(conn, row.id)
+    return _user(row)
+
+
 def create_workspace(ctx: Context, workspace_id: str, name: str = "") -> Workspace:
     """Create a workspace (installation admins only); the creator, when a user, becomes admin.
 
@@ -236,7 +252,8 @@ def set_member_role(ctx: Context, user: str, role: Role) -> Member:
 
 
 def remove_member(ctx: Context, user: str) -> None:
-    """Remove a member (their sessions in the workspace end; their keys stop working).
+    """Remove a member (their sessions in the workspace end; their keys there are revoked for
+    good, so adding them again revives none).
 
     Conflict when they are the last admin.
     """

@@ -23,8 +23,10 @@ from benchbook.services.authz import Role
 from benchbook.services.context import Principal
 from benchbook.services.keys import KEY_PREFIX, effective_role, key_hash
 from benchbook.services.secrets import derive_key
+from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings
 from benchbook.store import accounts as repo
+from benchbook.store.engine import try_write
 from benchbook.store.tables import DEFAULT_WORKSPACE, utcnow
 
 SESSION_PREFIX = "bbs_"
@@ -63,11 +65,35 @@ def _role(value: str) -> Role:
 
 
 def authenticate_password(
-    engine: Engine, email: str, password: str, workspace: str | None = None
+    engine: Engine,
+    email: str,
+    password: str,
+    workspace: str | None = None,
+    *,
+    throttle: LoginThrottle | None = None,
+    client: str | None = None,
 ) -> Principal:
     """The principal for an email + password in ``workspace`` (default: ``default`` or the
-    user's first workspace). Raises Unauthenticated for any mismatch or no membership.
+    user's first workspace).
+
+    Args:
+        throttle: counts the attempt for ``email`` and ``client`` (an address) before any
+            hashing; None skips throttling (the CLI, tests of the hashing itself).
+        client: the caller's network address, as the transport saw it.
+
+    Raises:
+        TooManyRequests: too many failed logins for the account or the address (429).
+        Unauthenticated: any mismatch or no membership.
     """
+    if throttle is not None:
+        throttle.begin(email, client)
+    principal = _check_password(engine, email, password, workspace)
+    if throttle is not None:
+        throttle.succeeded(email, client)
+    return principal
+
+
+def _check_password(engine: Engine, email: str, password: str, workspace: str | None) -> Principal:
     bad = Unauthenticated("invalid email or password")
     with engine.begin() as conn:
         user = repo.find_user_by_email(conn, email)
@@ -84,7 +110,8 @@ def authenticate_password(
 
 
 def authenticate_api_key(engine: Engine, key: str) -> Principal:
-    """The principal for an API key (``bb_…``); records its last use (at most once a minute).
+    """The principal for an API key (``bb_…``); records its last use (at most once a minute,
+    and only when the database can take the write at once: a read never waits for it).
 
     Raises Unauthenticated when the key is malformed, unknown, revoked, or its owner is no
     longer a member of the key's workspace.
@@ -92,18 +119,19 @@ def authenticate_api_key(engine: Engine, key: str) -> Principal:
     bad = Unauthenticated("invalid or revoked API key")
     if not key.startswith(KEY_PREFIX) or len(key) > 200:
         raise bad
-    with engine.begin() as conn:
+    with engine.connect() as conn:  # a read: never waits for SQLite's writer
         row = repo.find_key_by_hash(conn, key_hash(key))
         if row is None or row.revoked_at is not None:
             raise bad
         user = repo.find_user(conn, row.user_id)
         member = repo.find_member(conn, row.workspace, row.user_id)
-        if user is None or member is None:
-            raise bad
-        now = utcnow()
-        if row.last_used_at is None or now - row.last_used_at >= KEY_TOUCH_INTERVAL:
-            repo.touch_key(conn, row.id, now)
-        return _principal(user, row.workspace, effective_role(row.scope, member.role))
+    if user is None or member is None:
+        raise bad
+    now = utcnow()
+    if row.last_used_at is None or now - row.last_used_at >= KEY_TOUCH_INTERVAL:
+        # Bookkeeping: skipped (retried on a later request) while a long import holds SQLite.
+        try_write(engine, lambda conn: repo.touch_key(conn, row.id, now))
+    return _principal(user, row.workspace, effective_role(row.scope, member.role))
 
 
 def start_session(engine: Engine, principal: Principal, ttl: timedelta = SESSION_TTL) -> str:

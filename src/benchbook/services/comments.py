@@ -14,6 +14,7 @@ from sqlalchemy import Connection
 
 from benchbook.contracts.comment import MAX_COMMENT_CHARS, Comment, ResourceType
 from benchbook.errors import Forbidden, InvalidInput, NotFound
+from benchbook.services.bounds import bounded_int
 from benchbook.services.context import Context
 from benchbook.services.resolve import resolve_owner
 from benchbook.store import comments as repo
@@ -74,6 +75,8 @@ def create_comment(
     ``parent_id``). NotFound when the resource is not visible.
     """
     ctx.require("comments:write")
+    if parent_id is not None:
+        bounded_int(parent_id, "parent_id", low=1)
     text = body.strip()
     if not text:
         raise _bad("body", "must not be empty")
@@ -108,6 +111,7 @@ def delete_comment(ctx: Context, comment_id: int) -> None:
     workspace, or already deleted, is NotFound.
     """
     ctx.require("comments:write")
+    bounded_int(comment_id, "comment_id", low=1)
     with ctx.engine.begin() as conn:
         row = repo.find_comment(conn, ctx.workspace, comment_id)
         if row is None:

@@ -40,7 +40,9 @@ from benchbook.datasets.versions import (
 )
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
+from benchbook.services.bounds import INT64_MAX, bounded_int
 from benchbook.services.context import Context
+from benchbook.services.controls import may_delete_created_by
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.store import datasets as repo
@@ -277,7 +279,7 @@ def list_datasets(
     ``name`` (ascending), ``updated`` or ``cases`` (both descending).
     """
     ctx.require("datasets:read")
-    limit, offset = max(1, min(limit, MAX_PAGE)), max(0, offset)
+    limit, offset = max(1, min(limit, MAX_PAGE)), bounded_int(offset, "offset")
     with ctx.engine.connect() as conn:
         rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
     by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
@@ -358,18 +360,23 @@ def get_dataset(
 ) -> DatasetView:
     """A version (SemVer, ``latest`` or tag) with one keyset page of cases.
 
-    ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000.
-    Raises NotFound when the id or version is not visible.
+    ``after`` is the cursor from the previous page's ``next_after``; ``limit`` ≤ 1000, and a
+    page also stops before its case bodies pass ``settings.max_page_bytes`` characters (16 MiB;
+    always at least one case), so one reader cannot make the server build gigabytes.
+    Raises NotFound when the id or version is not visible, InvalidInput (path ``after``) for a
+    negative cursor or one beyond 64 bits.
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
+    if after is not None:
+        bounded_int(after, "after", high=INT64_MAX - MAX_PAGE - 1)
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
-        page = repo.case_page(conn, row.pk, after, limit + 1)
+        fitting = repo.cases_fitting(conn, row.pk, after, limit, ctx.settings.max_page_bytes)
+        page = repo.case_page(conn, row.pk, after, fitting)
         latest = pick_latest(v.version for v in repo.live_versions(conn, row.workspace, dataset_id))
         info = _info(conn, row, latest)
-    more = len(page) > limit
-    page = page[:limit]
+    more = bool(page) and page[-1][0] < row.case_count - 1  # positions are dense 0…n-1
     cases = _CASES.validate_json(b"[" + b",".join(body for _, _, body in page) + b"]")
     return DatasetView(version=info, cases=cases, next_after=page[-1][0] if more else None)
 
@@ -437,8 +444,8 @@ def diff_datasets(
 
 
 def _authorize_delete(ctx: Context, row: repo.VersionRow) -> None:
-    """Creator override, else ``datasets:delete``."""
-    if row.created_by == ctx.principal.user_id or ctx.allows("datasets:delete"):
+    """Creator override, else ``datasets:delete`` (after ``datasets:write`` was required)."""
+    if may_delete_created_by(ctx, row.created_by):
         return
     raise Forbidden(
         f"only the creator or an admin may delete {row.dataset_id}@{row.version}",
@@ -509,10 +516,13 @@ def get_dataset_activity(
     """The dataset's timeline, newest first: registered, deleted, revived and tagged events of
     the owner merged with the caller's workspace's comments, and runs (``kind: "run"`` with
     ``run_id``, ``harness``, ``version`` and the run's current ``status``, ``pass_rate``,
-    ``done``/``total``); ``before`` takes ``next_before``.
+    ``done``/``total``); ``before`` takes ``next_before`` (InvalidInput, path ``before``, when
+    negative, beyond 64 bits or not from this timeline).
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
+    if before is not None:
+        bounded_int(before, "before")
     with ctx.engine.connect() as conn:
         owner = resolve_owner(conn, ctx.workspace, dataset_id)
         page = resource_timeline(

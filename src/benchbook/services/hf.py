@@ -8,6 +8,7 @@ The wire work lives in ``datasets/sources/hf_search.py``.
 
 from __future__ import annotations
 
+from benchbook.contracts.common import hf_dataset_id_problem
 from benchbook.datasets.sources import hf_search
 from benchbook.datasets.sources.hf_search import HfDatasetHit, HfFileListing, HfSplit
 from benchbook.errors import InvalidInput
@@ -16,11 +17,14 @@ from benchbook.services.imports import hf_hub_for
 
 
 def _dataset_name(dataset: str) -> str:
+    """``dataset`` trimmed; InvalidInput (path ``dataset``) unless it is a Hub dataset id,
+    before any request (which may carry the requester's token) is made."""
     name = dataset.strip()
-    if not name or name.count("/") > 1 or name.startswith("/") or name.endswith("/"):
+    problem = hf_dataset_id_problem(name)
+    if problem:
         raise InvalidInput(
-            f"dataset {dataset[:80]!r} is not a Hugging Face dataset id (owner/name)",
-            {"errors": [{"path": "dataset", "message": "expected owner/name"}]},
+            f"dataset {dataset[:80]!r} is not a Hugging Face dataset id (owner/name): {problem}",
+            {"errors": [{"path": "dataset", "message": problem}]},
         )
     return name
 

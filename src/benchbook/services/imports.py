@@ -37,6 +37,7 @@ from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
 from benchbook.datasets.sources.hf_files import open_huggingface_source
 from benchbook.datasets.sources.hf_hub import HfHub
+from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import bump_version, pick_latest
 from benchbook.errors import InvalidInput
@@ -128,7 +129,8 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
         if file.is_dir():
             return FolderSource(file, id_key=plan.recipe.mapping.id_field, name=file_name)
         fmt = guess_format(file_name or file.name) or source.format
-        src = FileSource(file, format=fmt, json_key=source.json_key, name=file_name)
+        limits = SourceLimits.from_settings(ctx.settings)
+        src = FileSource(file, format=fmt, json_key=source.json_key, name=file_name, limits=limits)
         if file_name is not None:
             src.ref = src.ref.model_copy(update={"kind": "upload"})
         return src

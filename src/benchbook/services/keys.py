@@ -1,8 +1,10 @@
 """API keys (SPEC C): ``bb_`` + 43 random URL-safe characters (256 bits), stored as SHA-256.
 
 A key belongs to one user in one workspace and carries a scope; its effective role is
-``min(scope, membership role)`` at each request, so demoting or removing the member takes effect
-at once. The plain key is returned once, by :func:`create_api_key`.
+``min(scope, membership role)`` at each request, so demoting the member takes effect at once.
+Removing the member revokes their keys in that workspace for good (adding them again revives
+none). A new key's scope is capped at the lower of the caller's role and the owner's role. The
+plain key is returned once, by :func:`create_api_key`.
 """
 
 from __future__ import annotations
@@ -79,6 +81,22 @@ def _owner(conn: Connection, ctx: Context, user: str | None) -> repo.MemberRow:
     return found
 
 
+def _check_scope(ctx: Context, owner: repo.MemberRow, scope: KeyScope) -> None:
+    """InvalidInput unless ``scope`` is within both the owner's role and the caller's own role
+    (for a key: its effective scope), so a key never mints a key stronger than itself."""
+    if RANK[SCOPE_ROLE[scope]] > RANK[ctx.principal.role]:
+        raise InvalidInput(
+            f"scope {scope!r} exceeds the calling key's or session's role "
+            f"{ctx.principal.role!r}; create it with a stronger key or from a session",
+            {"errors": [{"path": "scope", "message": "exceeds the caller's role"}]},
+        )
+    if RANK[SCOPE_ROLE[scope]] > RANK[owner.role]:
+        raise InvalidInput(
+            f"scope {scope!r} exceeds {owner.email}'s role {owner.role!r}",
+            {"errors": [{"path": "scope", "message": "exceeds the owner's role"}]},
+        )
+
+
 def create_api_key(
     ctx: Context, name: str, scope: KeyScope = "write", user: str | None = None
 ) -> CreatedApiKey:
@@ -86,7 +104,8 @@ def create_api_key(
     caller's workspace. The returned ``key`` is shown once.
 
     Raises InvalidInput for an empty or over-100-character name, an unknown scope, or a scope
-    above the owner's role.
+    above the owner's role or above the caller's own role (a read-scoped key mints read keys
+    only).
     """
     ctx.require("account:manage")
     scope = parse_scope(scope)
@@ -99,11 +118,7 @@ def create_api_key(
     key = KEY_PREFIX + random_source.token_urlsafe(32)
     with ctx.engine.begin() as conn:
         owner = _owner(conn, ctx, user)
-        if RANK[SCOPE_ROLE[scope]] > RANK[owner.role]:
-            raise InvalidInput(
-                f"scope {scope!r} exceeds {owner.email}'s role {owner.role!r}",
-                {"errors": [{"path": "scope", "message": "exceeds the owner's role"}]},
-            )
+        _check_scope(ctx, owner, scope)
         row = repo.KeyRow(
             id="key_" + random_source.token_hex(8),
             user_id=owner.user_id,

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy import Engine
 
 from benchbook.contracts.accounts import SecretInfo, SecretScope
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.settings import Settings
 from benchbook.store import secrets as repo
@@ -128,8 +128,8 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
     """The value of ``name`` for the caller, requester first: own user secret, else the
     workspace's, else None (callers apply environment fallbacks such as ``HF_TOKEN``).
 
-    Internal: no transport exposes it. Raises BenchbookError when a stored value cannot be
-    decrypted (the installation key changed).
+    Internal: no transport exposes it. Raises Conflict (409) when a stored value cannot be
+    decrypted (the installation key changed), saying to set it again.
     """
     ctx.require("account:manage")
     cipher = _cipher(ctx.settings)
@@ -138,14 +138,20 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
             token = repo.get_ciphertext(conn, scope, owner, name)
             if token is None:
                 continue
-            try:
-                return cipher.decrypt(token.encode()).decode()
-            except InvalidToken as exc:
-                raise BenchbookError(
-                    f"{scope} secret {name!r} cannot be decrypted: the installation key changed",
-                    {"name": name, "scope": scope},
-                ) from exc
+            return _decrypt(cipher, token, scope, name)
     return None
+
+
+def _decrypt(cipher: Fernet, token: str, scope: str, name: str) -> str:
+    """The plain value. Raises Conflict when the installation key changed since it was set."""
+    try:
+        return cipher.decrypt(token.encode()).decode()
+    except InvalidToken as exc:
+        raise Conflict(
+            f"{scope} secret {name!r} cannot be decrypted: the installation key changed;"
+            " set it again (or restore the old BENCHBOOK_SECRET_KEY / home/secret.key)",
+            {"name": name, "scope": scope},
+        ) from exc
 
 
 def secret_values_for(
@@ -165,13 +171,6 @@ def secret_values_for(
                 token = repo.get_ciphertext(conn, scope, owner, name)
                 if token is None:
                     continue
-                try:
-                    out[name] = cipher.decrypt(token.encode()).decode()
-                except InvalidToken as exc:
-                    raise BenchbookError(
-                        f"{scope} secret {name!r} cannot be decrypted: the installation key "
-                        "changed",
-                        {"name": name, "scope": scope},
-                    ) from exc
+                out[name] = _decrypt(cipher, token, scope, name)
                 break
     return out

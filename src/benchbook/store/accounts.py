@@ -191,10 +191,16 @@ def upsert_member(conn: Connection, workspace: str, user_id: str, role: str) -> 
 
 
 def delete_member(conn: Connection, workspace: str, user_id: str) -> None:
-    """Remove a membership and end the user's sessions in that workspace."""
+    """Remove a membership, end the user's sessions in that workspace and revoke their keys
+    there (for good: adding the user again must not bring old keys back)."""
     conn.execute(delete(memberships).where(_M.workspace == workspace, _M.user_id == user_id))
     s = sessions.c
     conn.execute(delete(sessions).where(s.workspace == workspace, s.user_id == user_id))
+    conn.execute(
+        update(api_keys)
+        .where(_K.workspace == workspace, _K.user_id == user_id, _K.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
 
 
 def _key(r: Any) -> KeyRow:
@@ -282,6 +288,11 @@ def find_session(conn: Connection, token_hash: str) -> SessionRow | None:
     q = select(s.user_id, s.workspace, s.created_at, s.expires_at).where(s.token_hash == token_hash)
     r = conn.execute(q).first()
     return SessionRow(*r) if r else None
+
+
+def delete_sessions_of(conn: Connection, user_id: str) -> None:
+    """End every session of a user (in every workspace)."""
+    conn.execute(delete(sessions).where(sessions.c.user_id == user_id))
 
 
 def delete_session(conn: Connection, token_hash: str) -> None:

@@ -191,6 +191,13 @@ _PAGE_SQL = (
     " JOIN case_bodies cb ON cb.id = vc.body_id ORDER BY vc.position"
 )
 
+_SIZES_SQL = (
+    "SELECT length(cb.body) FROM"
+    " (SELECT position, body_id FROM version_cases"
+    "  WHERE version_pk = ? AND position > ? AND position <= ? ORDER BY position LIMIT ?) vc"
+    " JOIN case_bodies cb ON cb.id = vc.body_id ORDER BY vc.position"
+)
+
 
 def case_page(
     conn: Connection, version_pk: int, after: int | None, limit: int
@@ -205,6 +212,21 @@ def case_page(
     start = -1 if after is None else after
     rows = _driver_rows(conn, _PAGE_SQL, (version_pk, start, start + limit, limit))
     return [(p, cid, body.encode()) for p, cid, body in rows]
+
+
+def cases_fitting(
+    conn: Connection, version_pk: int, after: int | None, limit: int, max_chars: int
+) -> int:
+    """How many of the next ``limit`` cases after ``after`` fit in ``max_chars`` body
+    characters (at least one), from their lengths alone: no body is read."""
+    start = -1 if after is None else after
+    sizes = _driver_rows(conn, _SIZES_SQL, (version_pk, start, start + limit, limit))
+    total = 0
+    for kept, (size,) in enumerate(sizes):
+        total += int(size or 0)
+        if total > max_chars:
+            return max(1, kept)
+    return limit
 
 
 def case_by_id(conn: Connection, version_pk: int, case_id: str) -> bytes | None:

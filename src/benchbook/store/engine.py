@@ -6,17 +6,21 @@ SQLite (the embedded default) runs in WAL mode with foreign keys on; PostgreSQL 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, create_engine, event, insert, select
+from sqlalchemy import Connection, Engine, create_engine, event, insert, select
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, utcnow, workspaces
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long an ordinary SQLite write waits for the writer before ``database is locked``."""
 
 
 def normalize_url(url: str) -> str:
@@ -33,7 +37,7 @@ def make_engine(url: str) -> Engine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": 30})
+        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -45,6 +49,31 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
+    """Run one short bookkeeping ``write`` in its own transaction, giving up at once (False)
+    when SQLite's single writer is busy — e.g. a long import — instead of waiting 30 s.
+
+    For bookkeeping only (a key's last-use stamp): a request must never wait on it. Other
+    backends lock rows, not the database, and simply run it.
+    """
+    if engine.dialect.name != "sqlite":
+        with engine.begin() as conn:
+            write(conn)
+        return True
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA busy_timeout = 0")
+        try:
+            write(conn)
+            conn.commit()
+            return True
+        except OperationalError:
+            conn.rollback()
+            return False
+        finally:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            conn.commit()
 
 
 def alembic_config(engine: Engine) -> Config:

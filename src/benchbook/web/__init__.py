@@ -3,7 +3,8 @@
 One router per noun (``datasets``, ``comments``, ``imports``, ``recipes``, ``accounts``); errors
 (service errors, bad query values, unknown paths) become pages in ``web/errors.py``; static
 CSS/JS are served from ``/static`` by the app itself, so no page loads anything from the
-internet. :func:`mount_web` adds all of it to the API app.
+internet; every page carries a Content-Security-Policy without inline script and the other
+security headers (``web/headers.py``). :func:`mount_web` adds all of it to the API app.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 
 from benchbook.web import accounts, comments, datasets, hf, imports, recipes
 from benchbook.web.errors import install_page_errors
+from benchbook.web.headers import SecurityHeaders
 from benchbook.web.render import STATIC_DIR
 
 
@@ -26,3 +28,4 @@ def mount_web(app: FastAPI) -> None:
     app.include_router(accounts.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     install_page_errors(app)
+    app.add_middleware(SecurityHeaders)

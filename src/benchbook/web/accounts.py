@@ -5,14 +5,18 @@ and members (admins). Every change goes through ``services.auth``, ``keys``, ``s
 
 from __future__ import annotations
 
+import hmac
+import secrets as random_source
 from dataclasses import replace
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
+from starlette.concurrency import run_in_threadpool
 
-from benchbook.api.deps import SESSION_COOKIE, app_engine
+from benchbook.api.deps import SESSION_COOKIE, app_engine, login_throttle
+from benchbook.api.limits import body_limit
 from benchbook.contracts.accounts import Role
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, Forbidden, InvalidInput, NotFound, TooManyRequests
 from benchbook.services import accounts, keys, secrets
 from benchbook.services.auth import (
     SESSION_TTL,
@@ -20,6 +24,7 @@ from benchbook.services.auth import (
     end_session,
     start_session,
 )
+from benchbook.services.bounds import check_text
 from benchbook.services.keys import parse_scope
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import people, render
@@ -52,28 +57,67 @@ def _with_session(response: Response, request: Request, token: str) -> Response:
     return response
 
 
+LOGIN_FORM_BYTES = 16 * 1024
+"""Bound of the login form (unauthenticated: kept small, refused before reading)."""
+LOGIN_CSRF_COOKIE = "benchbook_login_csrf"
+"""Pre-session CSRF token of the login form (double submit: cookie + hidden field)."""
+
+
+def _login_page(request: Request, token: str, status: int = 200, **values: object) -> Response:
+    values = {"next": "/", "error": None, "email": ""} | values
+    response = render(request, None, "login.html", status_code=status, csrf=token, **values)
+    response.set_cookie(
+        LOGIN_CSRF_COOKIE,
+        token,
+        max_age=3600,
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
 @router.get("/login")
 def login_form(request: Request, next: str = "/") -> Response:
-    """The login form (email + password)."""
-    return render(request, None, "login.html", next=_safe_next(next), error=None, email="")
+    """The login form (email + password) with a fresh pre-session CSRF token."""
+    token = request.cookies.get(LOGIN_CSRF_COOKIE) or random_source.token_urlsafe(32)
+    return _login_page(request, token, next=_safe_next(next))
 
 
-@router.post("/login")
+@router.post("/login", openapi_extra=body_limit(LOGIN_FORM_BYTES))
 async def login(request: Request) -> Response:
-    """Check the password, start a session cookie and go to ``next``."""
+    """Check the pre-session CSRF token and the password (off the event loop: argon2 is CPU
+    work), start a session cookie and go to ``next``. 403 for a forged form (login CSRF), 429
+    with ``Retry-After`` after too many failed logins."""
     form = await request.form()
     email, password = str(form.get("email", "")), str(form.get("password", ""))
     next_url = _safe_next(str(form.get("next", "/")))
+    cookie = request.cookies.get(LOGIN_CSRF_COOKIE, "")
+    presented = str(form.get("csrf", ""))
+    if not cookie or not hmac.compare_digest(cookie.encode(), presented.encode()):
+        raise Forbidden("the login form expired or came from another site; reload it and log in")
+    check_text({"email": email, "password": password})
     engine = app_engine(request)
+    client = request.client.host if request.client else None
     try:
-        principal = authenticate_password(engine, email.strip(), password)
+        principal = await run_in_threadpool(
+            authenticate_password,
+            engine,
+            email.strip(),
+            password,
+            throttle=login_throttle(request),
+            client=client,
+        )
+        token = await run_in_threadpool(start_session, engine, principal)
+    except TooManyRequests as exc:
+        page = _login_page(request, cookie, 429, next=next_url, error=exc.message, email=email)
+        page.headers["Retry-After"] = str(exc.retry_after_s)
+        return page
     except BenchbookError as exc:
-        return render(
-            request, None, "login.html", status_code=401, next=next_url, error=exc.message,
-            email=email,
-        )  # fmt: skip
-    token = start_session(engine, principal)
-    return _with_session(RedirectResponse(next_url, status_code=303), request, token)
+        return _login_page(request, cookie, 401, next=next_url, error=exc.message, email=email)
+    response = _with_session(RedirectResponse(next_url, status_code=303), request, token)
+    response.delete_cookie(LOGIN_CSRF_COOKIE)
+    return response
 
 
 @router.post("/logout")
@@ -157,8 +201,8 @@ def delete_secret(name: str, posted: FormDep) -> Response:
 
 @router.get("/members")
 def members(request: Request, page: PageDep) -> Response:
-    """The workspace's members; admins add, change roles and remove."""
-    page.ctx.require("members:read")
+    """The workspace's members; admins add, change roles and remove (``list_members``
+    authorizes)."""
     return render(
         request,
         page,

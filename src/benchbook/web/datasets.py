@@ -13,9 +13,11 @@ import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
-from benchbook.contracts.registry import ValidationIssue, ValidationReport, VersionInfo
+from benchbook.api.limits import UPLOAD_LIMIT, body_limit
+from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets
+from benchbook.services.controls import may_delete_dataset_version
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import dataset_url, people, render
@@ -71,11 +73,6 @@ def list_page(
     )
 
 
-def _may_delete(page: Page, version: VersionInfo) -> bool:
-    own = version.workspace == page.ctx.workspace
-    return own and (page.can("datasets:delete") or version.created_by == page.user_id)
-
-
 @router.get("/datasets/{dataset_id}")
 def dataset_page(
     request: Request,
@@ -90,7 +87,7 @@ def dataset_page(
     view = datasets.get_dataset(page.ctx, dataset_id, v, after=after, limit=limit)
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     activity = datasets.get_dataset_activity(page.ctx, dataset_id, limit=100)
-    deletable = [x.version for x in versions if _may_delete(page, x)]
+    deletable = [x.version for x in versions if may_delete_dataset_version(page.ctx, x)]
     return render(
         request,
         page,
@@ -229,11 +226,10 @@ def register_form(request: Request, page: PageDep, id: str = "") -> Response:
     return render(request, page, "register.html", nav="datasets", values=values, report=None)
 
 
-@router.post("/register")
+@router.post("/register", openapi_extra=body_limit(UPLOAD_LIMIT))
 def register_post(request: Request, posted: FormDep) -> Response:
     """Validate (dry run, errors by path) or register; register re-validates first."""
     page, form = posted
-    page.ctx.require("datasets:write")
     payload, issues = _payload(form)
     report = (
         ValidationReport(ok=False, errors=issues)

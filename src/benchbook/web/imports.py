@@ -21,16 +21,19 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
+from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.imports import ImportRequest
 from benchbook.errors import BenchbookError, InvalidInput
 from benchbook.services import datasets, imports, jobs, secrets
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.jobs import UPLOADS, Upload, owner_of
 from benchbook.web.render import render
-from benchbook.web.session import PageDep
+from benchbook.web.session import Page, PageDep
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
 calls = APIRouter(route_class=JsonRoute, include_in_schema=False)
@@ -76,10 +79,12 @@ def wizard(request: Request, page: PageDep, benchmark: str = "") -> Response:
 
 
 async def _body(request: Request) -> tuple[ImportRequest, str | None]:
+    # orjson, as the API: bounded nesting (1024) instead of a RecursionError from ``json``.
     try:
-        payload = await request.json()
-    except ValueError as exc:
-        raise InvalidInput("the body must be JSON {request, upload_id?}") from exc
+        payload = orjson.loads(await request.body())
+    except orjson.JSONDecodeError as exc:
+        raise InvalidInput(f"the body must be JSON {{request, upload_id?}}: {exc}") from exc
+    check_text(payload)
     if not isinstance(payload, dict):
         raise InvalidInput("the body must be JSON {request, upload_id?}")
     upload_id = payload.get("upload_id")
@@ -95,7 +100,7 @@ def _existing_versions(ctx: Context, dataset_id: str) -> list[str]:
         return []
 
 
-@calls.post("/import/uploads")
+@calls.post("/import/uploads", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def upload(request: Request, page: PageDep) -> Response:
     """Save an uploaded file for preview and import; returns its upload id."""
     page.ctx.require("datasets:write")
@@ -104,20 +109,32 @@ async def upload(request: Request, page: PageDep) -> Response:
     if not isinstance(sent, UploadFile) or not sent.filename:
         missing = {"errors": [{"path": "file", "message": "missing"}]}
         raise InvalidInput("choose a file to upload", missing)
-    upload_id, folder = UPLOADS.new_folder()
     name = Path(sent.filename).name
+    upload_id, size = await run_in_threadpool(_save_upload, page, sent, name)
+    return JSONResponse({"upload_id": upload_id, "name": name, "size_bytes": size})
+
+
+def _save_upload(page: Page, sent: UploadFile, name: str) -> tuple[str, int]:
+    """Copy the upload to its own folder (blocking disk I/O: run in a worker thread)."""
+    upload_id, folder = UPLOADS.new_folder()
     target = folder / name
     with target.open("wb") as out:
         shutil.copyfileobj(sent.file, out, length=1024 * 1024)
     size = target.stat().st_size
     UPLOADS.add(upload_id, Upload(owner_of(page.ctx), target, name, size))
-    return JSONResponse({"upload_id": upload_id, "name": name, "size_bytes": size})
+    return upload_id, size
 
 
-@calls.post("/import/preview")
+@calls.post("/import/preview", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def preview(request: Request, page: PageDep) -> Response:
     """Preview ≤ 20 rows with the request's mapping; writes nothing."""
     req, upload_id = await _body(request)
+    out = await run_in_threadpool(_preview, page, req, upload_id)
+    return JSONResponse(out)
+
+
+def _preview(page: Page, req: ImportRequest, upload_id: str | None) -> dict[str, Any]:
+    """The preview (may wait on Hugging Face; blocking: run in a worker thread)."""
     found = UPLOADS.get(page.ctx, upload_id) if upload_id else None
     result = imports.preview_benchmark_source(
         page.ctx, req, file=found.path if found else None, file_name=found.name if found else None
@@ -126,15 +143,15 @@ async def preview(request: Request, page: PageDep) -> Response:
     out: dict[str, Any] = result.model_dump(mode="json")
     out["existing_versions"] = _existing_versions(page.ctx, target) if target else []
     out["dataset_id"] = target
-    return JSONResponse(out)
+    return out
 
 
-@calls.post("/import/jobs")
+@calls.post("/import/jobs", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def start_job(request: Request, page: PageDep) -> Response:
-    """Start an import in the background; poll ``/import/jobs/{job_id}``."""
-    page.ctx.require("datasets:write")
+    """Start an import in the background; poll ``/import/jobs/{job_id}`` (``start_import``
+    authorizes)."""
     req, upload_id = await _body(request)
-    job = UPLOADS.start(page.ctx, req, upload_id)
+    job = await run_in_threadpool(UPLOADS.start, page.ctx, req, upload_id)
     return JSONResponse({"job_id": job.id}, status_code=202)
 
 

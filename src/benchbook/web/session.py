@@ -16,11 +16,13 @@ from urllib.parse import quote, urlsplit
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine
+from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.deps import CSRF_HEADER, SAFE_METHODS, SESSION_COOKIE, app_engine, app_settings
 from benchbook.errors import Forbidden, Unauthenticated
 from benchbook.services.accounts import installation_has_users
 from benchbook.services.auth import authenticate_session, check_csrf, csrf_token
+from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, local_admin_context
 from benchbook.settings import Settings
 
@@ -76,9 +78,13 @@ def _presented_csrf(request: Request, form: dict[str, Any] | None) -> str:
 
 
 def resolve_page(
-    request: Request, engine: Engine, settings: Settings, form: dict[str, Any] | None = None
+    request: Request,
+    engine: Engine,
+    settings: Settings,
+    form: dict[str, Any] | None = None,
+    with_csrf: bool = True,
 ) -> Page:
-    """The caller of a page request.
+    """The caller of a page request (``with_csrf=False``: authenticate only, CSRF later).
 
     Raises:
         LoginRequired: no (valid) session while the installation has users.
@@ -92,7 +98,8 @@ def resolve_page(
             principal = authenticate_session(engine, session)
         except Unauthenticated as exc:
             raise LoginRequired(_next_url(request)) from exc
-        if write and not check_csrf(settings, session, _presented_csrf(request, form)):
+        presented = _presented_csrf(request, form)
+        if write and with_csrf and not check_csrf(settings, session, presented):
             raise Forbidden("missing or wrong CSRF token; reload the page and try again")
         ctx = Context(principal=principal, engine=engine, settings=settings)
         return Page(ctx=ctx, session=session, csrf=csrf_token(settings, session))
@@ -110,7 +117,12 @@ def page_caller(request: Request) -> Page:
 
 async def form_caller(request: Request) -> tuple[Page, dict[str, Any]]:
     """Dependency for form posts: the caller (CSRF checked from the ``csrf`` field) and the
-    form's fields (repeated names become lists; uploads are excluded)."""
+    form's fields (repeated names become lists; uploads are excluded). InvalidInput when a
+    field holds NUL."""
+    engine, settings = app_engine(request), app_settings(request)
+    # Authenticate before reading the body: an unauthenticated post is refused unread (the
+    # CSRF token, which is in the body, is checked once the form is read).
+    await run_in_threadpool(resolve_page, request, engine, settings, None, False)
     raw = await request.form()
     form: dict[str, Any] = {}
     for key, value in raw.multi_items():
@@ -121,7 +133,9 @@ async def form_caller(request: Request) -> tuple[Page, dict[str, Any]]:
             form[key] = [*prior, value] if isinstance(prior, list) else [prior, value]
         else:
             form[key] = value
-    return resolve_page(request, app_engine(request), app_settings(request), form), form
+    page = await run_in_threadpool(resolve_page, request, engine, settings, form)
+    check_text(form)  # NUL (``%00``) cannot be stored: 400 naming the field
+    return page, form
 
 
 PageDep = Annotated[Page, Depends(page_caller)]

@@ -44,6 +44,7 @@ import orjson
 from benchbook.contracts import SourceRef
 from benchbook.contracts.recipe import FileFormat
 from benchbook.datasets.sources.base import Row
+from benchbook.datasets.sources.limits import CountedReader, SourceLimits, too_large
 from benchbook.datasets.sources.read_errors import (
     READ_ERRORS,
     bad_input,
@@ -53,10 +54,13 @@ from benchbook.datasets.sources.read_errors import (
     parquet_error,
     read_error,
 )
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, PayloadTooLarge
 
 GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1 << 20
+_RECORD_SETTING = "BENCHBOOK_MAX_RECORD_BYTES"
+_DOCUMENT_SETTING = "BENCHBOOK_MAX_DOCUMENT_BYTES"
+# Lines are bounded before the csv module sees them (``_bounded_lines``), so fields may be long.
 csv.field_size_limit(sys.maxsize)
 
 
@@ -117,10 +121,13 @@ class FileSource:
         format: ``csv | jsonl | json | parquet``; guessed from the name, then the content.
         json_key: for a JSON object wrapping several lists, the key of the list to read.
         name: the file name recorded in lineage (defaults to ``path.name``; uploads pass theirs).
+        limits: bounds on decompressed bytes, one line and a whole document (``limits.py``).
 
     Raises:
         InvalidInput: the path is missing or not a regular file, the file is unreadable (bad gzip,
             not Parquet), or (while iterating) malformed, naming the line or element.
+        PayloadTooLarge: (while iterating) a line, a whole document or the decompressed content
+            is over its bound in ``limits``.
     """
 
     def __init__(
@@ -129,8 +136,10 @@ class FileSource:
         format: FileFormat | None = None,
         json_key: str | None = None,
         name: str | None = None,
+        limits: SourceLimits | None = None,
     ) -> None:
         check_regular_file(path, str(name or path))
+        self.limits = limits or SourceLimits()
         self.path = path
         self.name = name or path.name
         self.delimiter = "\t" if self.name.lower().removesuffix(".gz").endswith(".tsv") else ","
@@ -162,8 +171,22 @@ class FileSource:
 
     def _open(self) -> IO[bytes]:
         if self.gz:
-            return cast(IO[bytes], gzip.open(self.path, "rb"))
+            # The caller's ``with`` closes it: BufferedReader → CountedReader → GzipFile.
+            inflated = cast(IO[bytes], gzip.open(self.path, "rb"))  # noqa: SIM115
+            counted = CountedReader(inflated, self.limits.decompressed_bytes, self.name)
+            return io.BufferedReader(counted, _CHUNK)
         return self.path.open("rb", buffering=_CHUNK)
+
+    def _line_too_long(self, number: int) -> PayloadTooLarge:
+        limit = self.limits.record_bytes
+        return too_large(f"{self.name} line {number}", "the line", limit, _RECORD_SETTING)
+
+    def _read_whole(self, f: IO[bytes]) -> bytes:
+        limit = self.limits.document_bytes
+        data = f.read(limit + 1)
+        if len(data) > limit:
+            raise too_large(self.name, "the document (read whole)", limit, _DOCUMENT_SETTING)
+        return data
 
     def rows(self) -> Iterator[tuple[int, Row]]:
         """Yield ``(row_number, row)`` in file order (see ``sources/base.py``)."""
@@ -185,8 +208,13 @@ class FileSource:
 
     def _jsonl_rows(self) -> Iterator[tuple[int, Row]]:
         loads = orjson.loads
+        limit = self.limits.record_bytes
         with self._open() as f:
-            for number, line in enumerate(f, 1):
+            number = 0
+            while line := f.readline(limit + 1):
+                number += 1
+                if len(line) > limit and not line.endswith(b"\n"):
+                    raise self._line_too_long(number)
                 try:
                     row = loads(line)
                 except orjson.JSONDecodeError as exc:
@@ -206,7 +234,8 @@ class FileSource:
     def _csv_rows(self) -> Iterator[tuple[int, Row]]:
         with self._open() as raw:
             text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")
-            reader = csv.reader(text, strict=True, delimiter=self.delimiter)
+            lines = self._bounded_lines(text)
+            reader = csv.reader(lines, strict=True, delimiter=self.delimiter)
             try:
                 yield from self._csv_records(reader)
             except UnicodeDecodeError as exc:
@@ -215,6 +244,15 @@ class FileSource:
                 raise bad_input(
                     f"{self.name} line {reader.line_num}", f"malformed CSV: {exc}", reader.line_num
                 ) from exc
+
+    def _bounded_lines(self, text: IO[str]) -> Iterator[str]:
+        """Physical lines of ``text``, each at most ``limits.record_bytes`` characters."""
+        limit, number = self.limits.record_bytes, 0
+        while line := text.readline(limit + 1):
+            number += 1
+            if len(line) > limit and not line.endswith("\n"):
+                raise self._line_too_long(number)
+            yield line
 
     def _csv_records(self, reader: Any) -> Iterator[tuple[int, Row]]:
         header: list[str] | None = None
@@ -242,7 +280,7 @@ class FileSource:
 
     def _json_rows(self) -> Iterator[tuple[int, Row]]:
         with self._open() as f:
-            data = f.read()
+            data = self._read_whole(f)
         if not data.strip():
             return
         try:
@@ -287,7 +325,7 @@ class FileSource:
         source: Any = self.path
         if self.gz:
             with self._open() as f:
-                source = io.BytesIO(f.read())
+                source = io.BytesIO(self._read_whole(f))
         pf = self._parquet_file(source)
         self.total = int(pf.metadata.num_rows)
         number = 0

@@ -1,0 +1,103 @@
+"""Login throttling: failed logins per account and per client address, in one process's memory.
+
+An attempt is counted *before* the password is checked (argon2 costs ~50 ms of CPU and 64 MiB),
+so concurrent guesses count too and an attacker can neither guess fast nor pile up hashing
+work; a success takes its own attempt back and clears the account's failures. Past a bound the
+caller gets TooManyRequests with the seconds until the oldest counted attempt leaves the window
+(sliding window, OWASP Authentication Cheat Sheet: "login throttling").
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from benchbook.errors import TooManyRequests
+from benchbook.settings import Settings
+
+MAX_TRACKED_KEYS = 100_000
+"""Above this many tracked accounts + addresses, expired ones are purged (bounded memory)."""
+
+
+@dataclass
+class LoginThrottle:
+    """Sliding-window counters of login attempts; thread-safe (handlers run in threads).
+
+    Attributes:
+        per_account: failed logins allowed per email (case-insensitive) per window.
+        per_address: failed logins allowed per client address per window.
+        window_s: the window in seconds.
+        clock: monotonic seconds (tests pass their own).
+    """
+
+    per_account: int = 5
+    per_address: int = 20
+    window_s: float = 300.0
+    clock: Callable[[], float] = time.monotonic
+    _attempts: dict[str, deque[float]] = field(default_factory=dict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> LoginThrottle:
+        """The throttle configured by ``BENCHBOOK_LOGIN_*`` settings."""
+        return cls(
+            per_account=settings.login_failures_per_account,
+            per_address=settings.login_failures_per_address,
+            window_s=float(settings.login_window_s),
+        )
+
+    def begin(self, email: str, address: str | None) -> None:
+        """Count one attempt for ``email`` and ``address``.
+
+        Raises:
+            TooManyRequests: when either already holds its bound of attempts in the window;
+                ``details.retry_after_s`` is when the oldest one expires. Nothing is counted.
+        """
+        now = self.clock()
+        keys = self._keys(email, address)
+        with self._lock:
+            for key, limit, what in keys:
+                recent = self._recent(key, now)
+                if len(recent) >= limit:
+                    wait = max(1, math.ceil(recent[0] + self.window_s - now))
+                    raise TooManyRequests(
+                        f"too many failed logins for this {what}; try again in {wait} s",
+                        {"retry_after_s": wait, "limit": limit, "window_s": self.window_s},
+                    )
+            for key, _, _ in keys:
+                self._attempts.setdefault(key, deque()).append(now)
+            if len(self._attempts) > MAX_TRACKED_KEYS:
+                self._purge(now)
+
+    def succeeded(self, email: str, address: str | None) -> None:
+        """A correct password: forget the account's failures and this attempt of the address."""
+        with self._lock:
+            self._attempts.pop(self._account_key(email), None)
+            if address:
+                recent = self._attempts.get("address:" + address)
+                if recent:
+                    recent.pop()
+
+    def _keys(self, email: str, address: str | None) -> list[tuple[str, int, str]]:
+        keys = [(self._account_key(email), self.per_account, "account (email)")]
+        if address:
+            keys.append(("address:" + address, self.per_address, "client address"))
+        return keys
+
+    @staticmethod
+    def _account_key(email: str) -> str:
+        return "account:" + email.strip().lower()
+
+    def _recent(self, key: str, now: float) -> deque[float]:
+        recent = self._attempts.get(key, deque())
+        while recent and recent[0] <= now - self.window_s:
+            recent.popleft()
+        return recent
+
+    def _purge(self, now: float) -> None:
+        for key in [k for k, v in self._attempts.items() if not v or v[-1] <= now - self.window_s]:
+            del self._attempts[key]
