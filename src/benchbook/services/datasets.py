@@ -4,6 +4,7 @@ delete, tags, activity. Every function starts with ``ctx.require``.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any, Literal
 
@@ -24,7 +25,12 @@ from benchbook.contracts.registry import (
     ValidationReport,
     VersionInfo,
 )
-from benchbook.datasets.diff import diff_versions
+from benchbook.datasets.diff import (
+    changed_meta_fields,
+    count_case_differences,
+    describe_difference,
+    diff_versions,
+)
 from benchbook.datasets.identity import (
     VersionHasher,
     case_body,
@@ -141,15 +147,9 @@ def _store(
     actor = ctx.principal.user_id
     existing = repo.find_version(conn, workspace, dataset_id, version)
     if existing is not None:
-        hasher = VersionHasher(meta)
-        for _, _, h in rows:
-            hasher.add(h)
-        if hasher.hexdigest() != existing.content_hash:
-            raise Conflict(
-                f"{dataset_id}@{version} already exists with different content;"
-                " register a new version instead",
-                {"id": dataset_id, "version": version},
-            )
+        incoming = _incoming_pairs(rows)
+        if version_hash(meta, incoming) != existing.content_hash:
+            raise _conflict(conn, existing, meta, incoming)
         revived = not existing.live
         if revived:
             repo.set_deleted(conn, [existing.pk], None)
@@ -177,37 +177,84 @@ def _store(
         )
     except IntegrityError as exc:
         raise _LostRace(f"{dataset_id}@{version} was registered concurrently; retry") from exc
-    hasher = VersionHasher(meta)
-    for h in repo.write_cases(conn, pk, rows):
-        hasher.add(h)
+    count = sum(1 for _ in repo.write_cases(conn, pk, rows))
     dupes = repo.duplicate_case_ids(conn, pk)
     if dupes:
-        listed = "; ".join(
-            f"{cid!r} at rows {', '.join(str(p + 1) for p in pos)}" for cid, pos in dupes
-        )
-        raise InvalidInput(
-            f"case ids must be unique within a version: {listed}",
-            {
-                "errors": [
-                    {
-                        "path": "cases",
-                        "message": f"duplicate id {cid!r}",
-                        "rows": [p + 1 for p in pos],
-                    }
-                    for cid, pos in dupes
-                ]
-            },
-        )
+        raise _duplicates([(cid, [p + 1 for p in pos]) for cid, pos in dupes])
+    # Hashed in case id order straight from the stored rows: identity ignores case order.
+    hasher = VersionHasher(meta)
+    for _, h in repo.case_hashes_by_id(conn, pk):
+        hasher.add(h)
     content_hash = hasher.hexdigest()
-    repo.finish_version(conn, pk, content_hash, hasher.count)
-    _event(conn, workspace, dataset_id, "registered", actor, version, cases=hasher.count)
+    repo.finish_version(conn, pk, content_hash, count)
+    _event(conn, workspace, dataset_id, "registered", actor, version, cases=count)
     return RegisterResult(
         workspace=workspace,
         id=dataset_id,
         version=version,
         created=True,
-        cases=hasher.count,
+        cases=count,
         content_hash=content_hash,
+    )
+
+
+def _duplicates(dupes: list[tuple[str, list[int]]]) -> InvalidInput:
+    """InvalidInput listing duplicate case ids with their 1-based rows."""
+    listed = "; ".join(f"{cid!r} at rows {', '.join(map(str, rows))}" for cid, rows in dupes)
+    return InvalidInput(
+        f"case ids must be unique within a version: {listed}",
+        {
+            "errors": [
+                {"path": "cases", "message": f"duplicate id {cid!r}", "rows": rows}
+                for cid, rows in dupes
+            ]
+        },
+    )
+
+
+def _incoming_pairs(rows: Iterable[repo.CaseRow]) -> list[tuple[str, str]]:
+    """``(case_id, case_hash)`` of incoming rows sorted by case id (the identity order).
+
+    Raises InvalidInput listing duplicate ids with their 1-based rows, as a fresh register would.
+    """
+    indexed = sorted((cid, h, row) for row, (cid, _, h) in enumerate(rows, start=1))
+    dupes: dict[str, list[int]] = {}
+    for (a, _, ra), (b, _, rb) in itertools.pairwise(indexed):
+        if a == b:
+            dupes.setdefault(a, [ra]).append(rb)
+    if dupes:
+        raise _duplicates(list(dupes.items())[:20])
+    return [(cid, h) for cid, h, _ in indexed]
+
+
+def _stored_meta(row: repo.VersionRow) -> dict[str, Any]:
+    return {"description": row.description, "tags": row.tags, "produced_by": row.produced_by}
+
+
+def _difference(
+    conn: Connection,
+    existing: repo.VersionRow,
+    meta: dict[str, Any],
+    incoming: list[tuple[str, str]],
+) -> tuple[str, dict[str, Any]]:
+    """What differs between a stored version and incoming content: the diff's own terms."""
+    cases = count_case_differences(repo.case_hashes_by_id(conn, existing.pk), incoming)
+    fields = changed_meta_fields(_stored_meta(existing), meta)
+    return describe_difference(cases, fields), {"cases": cases, "meta": fields}
+
+
+def _conflict(
+    conn: Connection,
+    existing: repo.VersionRow,
+    meta: dict[str, Any],
+    incoming: list[tuple[str, str]],
+) -> Conflict:
+    """Conflict naming id@version and saying whether cases (how many) or only metadata differ."""
+    said, details = _difference(conn, existing, meta, incoming)
+    key = f"{existing.dataset_id}@{existing.version}"
+    return Conflict(
+        f"{key} already exists with different content: {said}; register a new version instead",
+        {"id": existing.dataset_id, "version": existing.version, **details},
     )
 
 
@@ -241,23 +288,26 @@ def validate_dataset(
     with ctx.engine.connect() as conn:
         live = repo.live_versions(conn, workspace, dataset.id)
         existing = repo.find_version(conn, workspace, dataset.id, dataset.version)
-    report = ValidationReport(
-        ok=True, existing_versions=sort_versions(v.version for v in live), cases=len(dataset.cases)
-    )
-    if existing is not None:
-        meta = dataset_meta(dataset)
-        same = (
-            version_hash(meta, (h for _, _, h in case_rows(dataset.cases))) == existing.content_hash
+        report = ValidationReport(
+            ok=True,
+            existing_versions=sort_versions(v.version for v in live),
+            cases=len(dataset.cases),
         )
+        if existing is None:
+            return report
+        meta = dataset_meta(dataset)
+        incoming = sorted((cid, h) for cid, _, h in case_rows(dataset.cases))
+        same = version_hash(meta, incoming) == existing.content_hash
         report.version_exists = True
         report.identical = same
         report.would_conflict = not same
         if not same:
+            said, _ = _difference(conn, existing, meta, incoming)
             report.ok = False
             report.errors.append(
                 ValidationIssue(
                     path="version",
-                    message=f"{dataset.id}@{dataset.version} exists with different content",
+                    message=f"{dataset.id}@{dataset.version} exists with different content: {said}",
                 )
             )
     return report
@@ -423,14 +473,11 @@ def diff_datasets(
         b = resolve_version(conn, ctx.workspace, dataset_id, base)
         c = resolve_version(conn, ctx.workspace, dataset_id, candidate)
 
-        def meta(r: repo.VersionRow) -> dict[str, Any]:
-            return {"description": r.description, "tags": r.tags, "produced_by": r.produced_by}
-
         b_idx, c_idx, unchanged = repo.diff_index(conn, b.pk, c.pk)
         return diff_versions(
             dataset_id,
-            (b.version, meta(b), b_idx),
-            (c.version, meta(c), c_idx),
+            (b.version, _stored_meta(b), b_idx),
+            (c.version, _stored_meta(c), c_idx),
             lambda body_ids: repo.bodies_for(conn, body_ids),
             unchanged=unchanged,
         )
