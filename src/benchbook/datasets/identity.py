@@ -23,8 +23,33 @@ _OPTS = orjson.OPT_SORT_KEYS
 
 
 def canonical_json(value: Any) -> bytes:
-    """Canonical JSON bytes of a JSON-compatible value (sorted keys, compact, UTF-8)."""
-    return orjson.dumps(value, option=_OPTS)
+    """Canonical JSON bytes of a JSON-compatible value (sorted keys, compact, UTF-8).
+
+    Integers beyond 64 bits (which orjson refuses) are written with their exact decimal digits:
+    JSON has no integer limit and an answer such as ``123456789012345678901234567890`` must
+    survive (issue 8). ``tests/datasets/test_identity_golden.py`` pins the bytes.
+    """
+    try:
+        return orjson.dumps(value, option=_OPTS)
+    except orjson.JSONEncodeError as exc:
+        if "64-bit" not in str(exc):
+            raise
+        return orjson.dumps(exact_ints(value), option=_OPTS)
+
+
+_I64_MIN, _U64_MAX = -(2**63), 2**64 - 1
+
+
+def exact_ints(value: Any) -> Any:
+    """``value`` with every integer outside orjson's 64-bit range replaced by a raw JSON
+    fragment of its digits (``orjson.Fragment``), so ``orjson.dumps`` writes it exactly."""
+    if type(value) is int:
+        return value if _I64_MIN <= value <= _U64_MAX else orjson.Fragment(str(value).encode())
+    if isinstance(value, dict):
+        return {k: exact_ints(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [exact_ints(v) for v in value]
+    return value
 
 
 def case_body(case: Case) -> bytes:
