@@ -96,10 +96,14 @@ def store_version(
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
     shared: bool = False,
+    unless_same_as: str | None = None,
 ) -> RegisterResult:
     """Store a version from a stream of case rows in one transaction (the register core).
 
-    ``meta`` is the canonical metadata (``dataset_meta``). Raises Conflict on different content,
+    ``meta`` is the canonical metadata (``dataset_meta``). ``unless_same_as`` names an existing
+    version (an import's ``bump`` passes the latest): when the new content equals it (the same
+    cases matched by id and the same description, tags and produced_by), nothing is stored and
+    the result describes that version (``created`` False). Raises Conflict on different content,
     InvalidInput when the id or version is malformed or case ids repeat (listing 1-based rows),
     Forbidden without ``datasets:write``. Nothing is stored on error.
     """
@@ -107,17 +111,27 @@ def store_version(
     check_dataset_id(dataset_id)
     workspace = ctx.target_workspace(shared)
     parse_version(version)
-    args = (ctx, workspace, dataset_id, version, meta, rows)
+    args = (ctx, workspace, dataset_id, version, meta, rows, unless_same_as)
     try:
         return _store_in_transaction(*args)
     except _LostRace:
         # A concurrent register of the same key committed first. Its header insert failed before
         # any row was read, so compare with the winner: identical → no-op, different → Conflict.
         return _store_in_transaction(*args)
+    except _Unchanged as same:
+        return same.result
 
 
 class _LostRace(Conflict):
     """The version header insert hit the unique key: another register committed it first."""
+
+
+class _Unchanged(Exception):
+    """The new version equals ``unless_same_as``: raised to roll its rows back."""
+
+    def __init__(self, result: RegisterResult) -> None:
+        super().__init__(result.version)
+        self.result = result
 
 
 def _store_in_transaction(
@@ -127,12 +141,35 @@ def _store_in_transaction(
     version: str,
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
+    unless_same_as: str | None,
 ) -> RegisterResult:
     try:
         with ctx.engine.begin() as conn:
-            return _store(ctx, conn, workspace, dataset_id, version, meta, rows)
+            return _store(ctx, conn, workspace, dataset_id, version, meta, rows, unless_same_as)
     except IntegrityError as exc:
         raise Conflict(f"{dataset_id}@{version} was registered concurrently; retry") from exc
+
+
+def _check_unchanged(
+    conn: Connection, workspace: str, dataset_id: str, pk: int, meta: dict[str, Any], other: str
+) -> None:
+    """Raise _Unchanged when the just-written version ``pk`` has the content of ``other``."""
+    row = repo.find_version(conn, workspace, dataset_id, other)
+    if row is None or not row.live or changed_meta_fields(_stored_meta(row), meta):
+        return
+    removed_or_changed, added_or_changed, _ = repo.diff_index(conn, row.pk, pk)
+    if removed_or_changed or added_or_changed:
+        return
+    raise _Unchanged(
+        RegisterResult(
+            workspace=workspace,
+            id=dataset_id,
+            version=row.version,
+            created=False,
+            cases=row.case_count,
+            content_hash=row.content_hash,
+        )
+    )
 
 
 def _store(
@@ -143,6 +180,7 @@ def _store(
     version: str,
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
+    unless_same_as: str | None = None,
 ) -> RegisterResult:
     actor = ctx.principal.user_id
     existing = repo.find_version(conn, workspace, dataset_id, version)
@@ -181,6 +219,8 @@ def _store(
     dupes = repo.duplicate_case_ids(conn, pk)
     if dupes:
         raise _duplicates([(cid, [p + 1 for p in pos]) for cid, pos in dupes])
+    if unless_same_as is not None:
+        _check_unchanged(conn, workspace, dataset_id, pk, meta, unless_same_as)
     # Hashed in case id order straight from the stored rows: identity ignores case order.
     hasher = VersionHasher(meta)
     for _, h in repo.case_hashes_by_id(conn, pk):
