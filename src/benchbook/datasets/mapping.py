@@ -7,8 +7,9 @@ keeping rows or cases alive. Rules:
 - **id**: the ``id_field`` value as text; without an id field, ``<dataset id>-<row index>``
   (0-based over the rows read).
 - **task**: ``task_template`` rendered, else the ``task_field`` value as text.
-- **expected**: the ``answer_field`` value as text; with ``answer_pattern`` (a regex) the first
-  group of its first match (the whole match when it has no group). No match is a row error.
+- **expected**: the ``answer_field`` value as it is, with its JSON type (string, number,
+  boolean, null, list, object); with ``answer_pattern`` (a regex) the first group of its first
+  match in the value's text form (the whole match when it has no group). No match is a row error.
 - **env** (``env: auto``): a git field, repo path or files template → ``repo``; a start-url field
   or constant → ``browser``; an answer field → ``prompt``; otherwise ``browser``. A git value
   written ``owner/name`` means ``https://github.com/owner/name.git``.
@@ -257,10 +258,14 @@ class CaseBuilder:
             raise RowError(f"id field {self.mapping.id_field!r} must hold 1-512 characters")
         return text
 
-    def _expected(self, row: Row) -> str:
-        text = self._required(row, self.mapping.answer_field)
+    def _expected(self, row: Row) -> Any:
         if self.pattern is None:
-            return text
+            # The answer keeps its JSON type (SPEC A): 0, "0", false and null differ.
+            value = lookup(row, self.mapping.answer_field or "")
+            if is_missing(value):
+                raise missing_field(self.mapping.answer_field, row)
+            return value
+        text = self._required(row, self.mapping.answer_field)
         match = self.pattern.search(text)
         if match is None:
             raise RowError(

@@ -43,6 +43,7 @@ import orjson
 
 from benchbook.contracts import SourceRef
 from benchbook.contracts.recipe import FileFormat
+from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import Row
 from benchbook.datasets.sources.read_errors import (
     READ_ERRORS,
@@ -184,7 +185,7 @@ class FileSource:
             return not_utf8(self.name, f)
 
     def _jsonl_rows(self) -> Iterator[tuple[int, Row]]:
-        loads = orjson.loads
+        loads = json_docs.loads
         with self._open() as f:
             for number, line in enumerate(f, 1):
                 try:
@@ -246,7 +247,7 @@ class FileSource:
         if not data.strip():
             return
         try:
-            doc = orjson.loads(data)
+            doc = json_docs.loads(data)
         except orjson.JSONDecodeError as exc:
             if not _is_utf8(data):
                 raise not_utf8(self.name, io.BytesIO(data)) from exc
