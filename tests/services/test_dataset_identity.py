@@ -166,3 +166,12 @@ def test_register_conflicts_exactly_when_the_diff_is_not_empty(
         conflict = False
         assert not result.created
     assert conflict == differs == report.would_conflict == (not report.identical)
+
+
+def test_a_diff_shows_a_changed_big_integer_answer_with_every_digit(ctx: Context) -> None:
+    big = 123456789012345678901234567890
+    svc.register_dataset(ctx, _dataset([_case("a", expected=big)]))
+    svc.register_dataset(ctx, _dataset([_case("a", expected=big + 1)], version="1.0.1"))
+    diff = svc.diff_datasets(ctx, "ds", "1.0.0", "1.0.1")
+    [change] = diff.changed[0].changes
+    assert (change.field, change.before, change.after) == ("expected", big, big + 1)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-import orjson
-
 from benchbook.contracts.diff import CaseRef, ChangedCase, DatasetDiff, DiffSummary, FieldChange
+from benchbook.datasets.identity import canonical_json
+from benchbook.datasets.sources import json_docs
 
 #: A content key: equal keys mean equal content (a body id, or a case hash).
 K = TypeVar("K", int, str)
@@ -28,9 +28,7 @@ _META_FIELDS = ("description", "tags", "produced_by")
 
 def _same(before: Any, after: Any) -> bool:
     """Equal as canonical JSON: Python's ``True == 1 == 1.0`` would hide a hash-visible change."""
-    return before is after or orjson.dumps(before, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
-        after, option=orjson.OPT_SORT_KEYS
-    )
+    return before is after or canonical_json(before) == canonical_json(after)
 
 
 def field_changes(before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
@@ -108,7 +106,7 @@ def diff_versions(
     bodies = load_bodies(need) if need else {}
 
     def parsed(h: K) -> dict[str, Any]:
-        value: dict[str, Any] = orjson.loads(bodies[h])
+        value: dict[str, Any] = json_docs.loads(bodies[h])  # big integers stay exact
         return value
 
     def ref(k: str, idx: ContentIndex[K]) -> CaseRef:

@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from benchbook.contracts import Dataset, Provenance, Recipe
 from benchbook.contracts.imports import (
     BenchmarkInfo,
@@ -32,6 +30,7 @@ from benchbook.datasets.catalog import get_entry, list_entries
 from benchbook.datasets.identity import dataset_meta
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
+from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
@@ -210,7 +209,7 @@ def preview_benchmark_source(
         rows=[r for _, r in rows],
         mapping_guess=guess_mapping(fields),
         mapping=mapping,
-        cases=[orjson.loads(c) for c in cases],
+        cases=[json_docs.loads(c) for c in cases],  # big integers stay exact
         assertion=assertion,
         warnings=warnings,
         total=source.total,
