@@ -110,3 +110,12 @@ def test_nan_is_rejected_over_mcp_not_stored_as_null(server: tuple[str, str], ct
         assert imported.is_error is True
         assert "NaN is not a JSON number" in imported.content[0].text  # type: ignore[union-attr]
     assert ds.list_datasets(ctx).total == 0
+
+
+def test_a_request_body_repeating_a_key_is_refused_naming_key_and_line() -> None:
+    from benchbook.api.uploads import parse_json_body
+    from benchbook.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as err:
+        parse_json_body(b'{"id": "ds",\n "cases": [{"id": "a", "task": "t", "task": "u"}]}')
+    assert "duplicate key 'task'" in err.value.message and "line 2" in err.value.message

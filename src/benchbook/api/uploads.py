@@ -85,6 +85,12 @@ def parse_json_body(buf: bytearray | bytes, what: str = "request body") -> Any:
         raise InvalidInput(f"{what} is empty; send a JSON object")
     try:
         return json_docs.loads(buf)  # integers beyond 64 bits stay exact
+    except json_docs.DuplicateKey as exc:
+        message = f"duplicate key {exc.key!r} in one JSON object at line {exc.line}"
+        raise InvalidInput(
+            f"{what} is not valid: {message}",
+            {"line": exc.line, "errors": [{"path": "(body)", "message": message}]},
+        ) from exc
     except orjson.JSONDecodeError as exc:
         reason, column = exc.msg, exc.colno
         token = json_docs.non_finite_token(exc)

@@ -5,7 +5,7 @@ delete, tags, activity. Every function starts with ``ctx.require``.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
@@ -54,6 +54,8 @@ from benchbook.store.events import add_event
 from benchbook.store.tables import SHARED_WORKSPACE
 
 OwnerFilter = Literal["all", "own", "shared"]
+#: The source's number of each stored case, by position, and what it counts (``line``, ``row``).
+RowNumbers = tuple[Sequence[int], str]
 SortKey = Literal["name", "updated", "cases"]
 MAX_PAGE = 1000
 _CASES = TypeAdapter(list[Case])
@@ -97,8 +99,13 @@ def store_version(
     rows: Iterable[repo.CaseRow],
     shared: bool = False,
     unless_same_as: str | None = None,
+    row_numbers: RowNumbers | None = None,
 ) -> RegisterResult:
     """Store a version from a stream of case rows in one transaction (the register core).
+
+    ``row_numbers`` (filled while ``rows`` streams: the source's number for each case, and the
+    word for it, ``line`` for CSV and JSONL) lets duplicate-id errors name file lines instead of
+    case positions.
 
     ``meta`` is the canonical metadata (``dataset_meta``). ``unless_same_as`` names an existing
     version (an import's ``bump`` passes the latest): when the new content equals it (the same
@@ -111,7 +118,7 @@ def store_version(
     check_dataset_id(dataset_id)
     workspace = ctx.target_workspace(shared)
     parse_version(version)
-    args = (ctx, workspace, dataset_id, version, meta, rows, unless_same_as)
+    args = (ctx, workspace, dataset_id, version, meta, rows, unless_same_as, row_numbers)
     try:
         return _store_in_transaction(*args)
     except _LostRace:
@@ -142,10 +149,13 @@ def _store_in_transaction(
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
     unless_same_as: str | None,
+    row_numbers: RowNumbers | None,
 ) -> RegisterResult:
     try:
         with ctx.engine.begin() as conn:
-            return _store(ctx, conn, workspace, dataset_id, version, meta, rows, unless_same_as)
+            return _store(
+                ctx, conn, workspace, dataset_id, version, meta, rows, unless_same_as, row_numbers
+            )
     except IntegrityError as exc:
         raise Conflict(f"{dataset_id}@{version} was registered concurrently; retry") from exc
 
@@ -181,6 +191,7 @@ def _store(
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
     unless_same_as: str | None = None,
+    row_numbers: RowNumbers | None = None,
 ) -> RegisterResult:
     actor = ctx.principal.user_id
     existing = repo.find_version(conn, workspace, dataset_id, version)
@@ -218,6 +229,9 @@ def _store(
     count = sum(1 for _ in repo.write_cases(conn, pk, rows))
     dupes = repo.duplicate_case_ids(conn, pk)
     if dupes:
+        if row_numbers is not None:
+            numbers, word = row_numbers
+            raise _duplicates([(cid, [numbers[p] for p in pos]) for cid, pos in dupes], word)
         raise _duplicates([(cid, [p + 1 for p in pos]) for cid, pos in dupes])
     if unless_same_as is not None:
         _check_unchanged(conn, workspace, dataset_id, pk, meta, unless_same_as)
@@ -238,18 +252,25 @@ def _store(
     )
 
 
-def _duplicates(dupes: list[tuple[str, list[int]]]) -> InvalidInput:
-    """InvalidInput listing duplicate case ids with their 1-based rows."""
-    listed = "; ".join(f"{cid!r} at rows {', '.join(map(str, rows))}" for cid, rows in dupes)
-    return InvalidInput(
-        f"case ids must be unique within a version: {listed}",
-        {
-            "errors": [
-                {"path": "cases", "message": f"duplicate id {cid!r}", "rows": rows}
-                for cid, rows in dupes
-            ]
-        },
-    )
+def _duplicates(dupes: list[tuple[str, list[int]]], word: str | None = None) -> InvalidInput:
+    """InvalidInput listing duplicate case ids with their 1-based rows, or with the source's own
+    numbers when ``word`` names them (``'x' on lines 2 and 5``)."""
+
+    def said(cid: str, numbers: list[int]) -> str:
+        if word is None:
+            return f"{cid!r} at rows {', '.join(map(str, numbers))}"
+        head, last = ", ".join(map(str, numbers[:-1])), numbers[-1]
+        return f"{cid!r} on {word}s {head} and {last}"
+
+    listed = "; ".join(said(cid, numbers) for cid, numbers in dupes)
+    errors: list[dict[str, Any]] = []
+    for cid, numbers in dupes:
+        error: dict[str, Any] = {"path": "cases", "message": f"duplicate id {cid!r}"}
+        error["rows"] = numbers
+        if word is not None:
+            error[f"{word}s"] = numbers
+        errors.append(error)
+    return InvalidInput(f"case ids must be unique within a version: {listed}", {"errors": errors})
 
 
 def _incoming_pairs(rows: Iterable[repo.CaseRow]) -> list[tuple[str, str]]:

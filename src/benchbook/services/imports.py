@@ -12,6 +12,7 @@ import importlib
 import os
 import tempfile
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -324,7 +325,9 @@ def import_benchmark(
         version, latest = _target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source)
         counter = _Counter(progress, source)
-        stream = case_rows(source.rows(), builder, request.limit, counter.on_row)
+        numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
+        stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
+        word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
         with CaseRowSpool() as spool:
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
@@ -336,6 +339,7 @@ def import_benchmark(
                 counter.track(stream),
                 request.shared,
                 unless_same_as=latest,
+                row_numbers=(numbers, word),
             )
     return ImportResult(
         workspace=result.workspace,

@@ -49,6 +49,7 @@ from benchbook.datasets.sources.read_errors import (
     READ_ERRORS,
     bad_input,
     check_regular_file,
+    duplicate_key,
     json_error,
     not_utf8,
     parquet_error,
@@ -190,6 +191,8 @@ class FileSource:
             for number, line in enumerate(f, 1):
                 try:
                     row = loads(line)
+                except json_docs.DuplicateKey as exc:
+                    raise duplicate_key(self.name, exc, number, number) from exc
                 except orjson.JSONDecodeError as exc:
                     if not line.strip():
                         continue
@@ -248,6 +251,8 @@ class FileSource:
             return
         try:
             doc = json_docs.loads(data)
+        except json_docs.DuplicateKey as exc:
+            raise duplicate_key(self.name, exc) from exc
         except orjson.JSONDecodeError as exc:
             if not _is_utf8(data):
                 raise not_utf8(self.name, io.BytesIO(data)) from exc

@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from benchbook.datasets.sources.json_docs import non_finite_token
+from benchbook.datasets.sources.json_docs import DuplicateKey, non_finite_token
 from benchbook.errors import InvalidInput
 
 #: What reading a (possibly gzip-compressed) file can raise besides our own errors.
@@ -96,6 +96,18 @@ def json_error(
         return bad_input(where, message, row)
     where = f"{name} line {line or exc.lineno}, column {exc.colno}"
     return bad_input(where, f"not valid JSON: {exc.msg}", row)
+
+
+def duplicate_key(
+    name: str, exc: DuplicateKey, line: int | None = None, row: int | None = None
+) -> InvalidInput:
+    """``<name> line L: duplicate key 'k' in a JSON record``: the last value would win silently.
+
+    ``line`` is the JSONL line the document came from; without it the document's own line.
+    """
+    where = f"{name} line {line or exc.line}"
+    message = f"duplicate key {exc.key!r} in a JSON record (refused: the last value would win)"
+    return bad_input(where, message, row)
 
 
 def read_error(name: str, exc: BaseException) -> InvalidInput:
