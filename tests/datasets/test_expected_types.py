@@ -98,3 +98,14 @@ def test_nan_and_infinity_are_rejected_naming_line_column_and_token(
     with pytest.raises(InvalidInput) as err:
         list(FileSource(_write(tmp_path, name, text)).rows())
     assert where in err.value.message and f"{token} is not a JSON number" in err.value.message
+
+
+def test_a_folder_task_file_keeps_big_integers_and_refuses_repeated_keys(tmp_path: Path) -> None:
+    from benchbook.datasets.sources.folder import FolderSource
+
+    (tmp_path / "a.json").write_text('{"q": "x", "answer": 123456789012345678901234567890}')
+    rows = list(FolderSource(tmp_path).rows())
+    assert rows[0][1]["answer"] == BIG
+    (tmp_path / "b.json").write_text('{"q": "x",\n "q": "y"}')
+    with pytest.raises(InvalidInput, match="line 2: duplicate key 'q'"):
+        list(FolderSource(tmp_path).rows())
