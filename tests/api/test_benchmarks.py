@@ -103,6 +103,7 @@ def test_importing_inline_text_registers_then_reports_unchanged(client: TestClie
         "created": True,
         "revived": False,
         "content_hash": "",
+        "identical_to": None,
     }
     again = client.post(IMPORT, json=request)
     assert again.status_code == 200

@@ -92,7 +92,13 @@ def test_different_content_for_a_stored_version_is_a_409_naming_it(seeded: TestC
     response = seeded.post("/api/datasets", json=dataset_body(answer_offset=7))
     body = assert_envelope(response, 409, "conflict")
     assert "arith@1.0.0" in str(body["message"])
-    assert body["details"] == {"id": "arith", "version": "1.0.0"}
+    assert body["details"] == {
+        "id": "arith",
+        "version": "1.0.0",
+        "cases": {"added": 0, "removed": 0, "changed": 3},
+        "meta": [],
+    }
+    assert "3 cases differ (3 changed)" in str(body["message"])
     assert listing(seeded) == before
     cases = seeded.get("/api/datasets/arith/versions/1.0.0").json()["cases"]
     assert [c["expected"] for c in cases] == ["0", "1", "2"]

@@ -133,4 +133,9 @@ def test_importing_changed_rows_into_an_existing_version_hints_at_bump(
     assert "--bump patch|minor|major" in result.stderr
     as_json = orjson.loads(invoke(cli_env, *args, "--json").stdout)
     assert as_json["code"] == "conflict"
-    assert as_json["details"] == {"id": "rows", "version": "1.0.0"}
+    assert as_json["details"] == {
+        "id": "rows",
+        "version": "1.0.0",
+        "cases": {"added": 0, "removed": 0, "changed": 1},
+        "meta": ["produced_by"],  # the file's sha256
+    }

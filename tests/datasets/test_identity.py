@@ -25,7 +25,9 @@ def _case_hash(payload: dict[str, Any]) -> str:
 
 def _dataset_hash(payload: dict[str, Any]) -> str:
     dataset = Dataset.model_validate(payload)
-    return version_hash(dataset_meta(dataset), (sha256_hex(case_body(c)) for c in dataset.cases))
+    return version_hash(
+        dataset_meta(dataset), ((c.id, sha256_hex(case_body(c))) for c in dataset.cases)
+    )
 
 
 SPARSE_CASE: dict[str, Any] = {
@@ -113,10 +115,15 @@ def test_a_dataset_spelled_with_defaults_and_other_key_order_has_the_same_conten
     assert _dataset_hash(spelled) == _dataset_hash(BASE_DATASET)
 
 
+def test_case_order_never_changes_a_version_content_hash() -> None:
+    reordered = {**BASE_DATASET, "cases": list(reversed(BASE_DATASET["cases"]))}
+    assert _dataset_hash(reordered) == _dataset_hash(BASE_DATASET)
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("cases", list(reversed(BASE_DATASET["cases"]))),
+        ("cases", [{**BASE_DATASET["cases"][0], "task": "1+2"}, BASE_DATASET["cases"][1]]),
         ("description", "two cases, reworded"),
         ("description", None),
         ("tags", ["math", "qa"]),
@@ -126,7 +133,7 @@ def test_a_dataset_spelled_with_defaults_and_other_key_order_has_the_same_conten
         ("version", "1.0.1"),
     ],
 )
-def test_a_version_content_hash_changes_with_case_order_and_metadata(
+def test_a_version_content_hash_changes_with_case_content_and_metadata(
     field: str, value: Any
 ) -> None:
     assert _dataset_hash({**BASE_DATASET, field: value}) != _dataset_hash(BASE_DATASET)

@@ -150,7 +150,7 @@ def test_a_duplicate_case_id_is_listed_and_nothing_stored(ctx: Context) -> None:
     text = (
         '{"id": "a", "question": "q", "answer": "1"}\n{"id": "a", "question": "r", "answer": "2"}'
     )
-    _rejected(ctx, {"spec": SPEC, "format": "jsonl"}, text, "'a' at rows 1, 2")
+    _rejected(ctx, {"spec": SPEC, "format": "jsonl"}, text, "'a' on lines 1 and 2")
 
 
 def test_a_non_semver_version_is_rejected(ctx: Context) -> None:

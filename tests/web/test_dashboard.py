@@ -34,6 +34,7 @@ def _import_gsm8k(page: Any, server: Server, gsm8k: Path) -> None:
     assert _role_of(page, "question") == "none"
     assert "task" in page.locator("#assertion").inner_text()
     assert "warn" in (page.get_attribute("#assertion", "class") or "")
+    assert page.locator("#import-btn").is_disabled()  # no task column yet: nothing to import
     page.click('button.col-role[data-field="question"]')
     page.click('button.col-role[data-field="answer"]')  # task is taken: → id
     assert _role_of(page, "answer") == "id"
@@ -42,6 +43,7 @@ def _import_gsm8k(page: Any, server: Server, gsm8k: Path) -> None:
     # A locator assertion, not wait_for_function: the page's CSP forbids evaluating strings.
     expect(page.locator("#assertion")).to_contain_text("graded against", timeout=30_000)
     assert page.locator("#version-pick").is_hidden()  # first import: no version picker
+    assert page.locator("#import-btn").is_enabled()
     page.fill("#dataset-id", "gsm8k-web")
     shot(page, server, "import-wizard")
     page.click("#import-btn")

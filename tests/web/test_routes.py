@@ -237,3 +237,15 @@ def test_the_wizard_json_calls_keep_the_json_envelope(client: TestClient) -> Non
     assert missing.status_code == 404 and missing.json()["code"] == "not_found"
     bad = client.get("/import/hf/source")
     assert bad.status_code == 400 and bad.json()["code"] == "invalid_input"
+
+
+def test_a_json_answer_shows_as_json_with_every_digit(client: TestClient, ctx: Context) -> None:
+    expected = {"ok": True, "n": 123456789012345678901234567890, "none": None}
+    case = {"id": "j", "env": {"kind": "prompt"}, "task": "t", "expected": expected}
+    datasets.register_dataset(
+        ctx, datasets.parse_dataset({"id": "typed", "version": "1.0.0", "cases": [case]})
+    )
+    for url in ("/datasets/typed/cases/j?v=1.0.0", "/datasets/typed?v=1.0.0"):
+        page = html.unescape(client.get(url).text)
+        assert '"n": 123456789012345678901234567890' in page and '"ok": true' in page
+        assert "True" not in page and "None," not in page

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from fastapi import Request
 
+from benchbook.datasets.sources import json_docs
 from benchbook.errors import InvalidInput, PayloadTooLarge
 
 
@@ -83,15 +84,26 @@ def parse_json_body(buf: bytearray | bytes, what: str = "request body") -> Any:
     if not buf:
         raise InvalidInput(f"{what} is empty; send a JSON object")
     try:
-        return orjson.loads(buf)
-    except orjson.JSONDecodeError as exc:
+        return json_docs.loads(buf)  # integers beyond 64 bits stay exact
+    except json_docs.DuplicateKey as exc:
+        message = f"duplicate key {exc.key!r} in one JSON object at line {exc.line}"
         raise InvalidInput(
-            f"{what} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+            f"{what} is not valid: {message}",
+            {"line": exc.line, "errors": [{"path": "(body)", "message": message}]},
+        ) from exc
+    except orjson.JSONDecodeError as exc:
+        reason, column = exc.msg, exc.colno
+        token = json_docs.non_finite_token(exc)
+        if token is not None:
+            reason = f"{token[0]} is not a JSON number (JSON has no NaN or Infinity)"
+            column = token[1]
+        raise InvalidInput(
+            f"{what} is not valid JSON: {reason} at line {exc.lineno}, column {column}"
             f" (position {exc.pos})",
             {
                 "line": exc.lineno,
-                "column": exc.colno,
+                "column": column,
                 "position": exc.pos,
-                "errors": [{"path": "(body)", "message": exc.msg}],
+                "errors": [{"path": "(body)", "message": reason}],
             },
         ) from exc

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import typer
 from pydantic import JsonValue
@@ -140,7 +142,7 @@ def show(
     table = Table("id", "env", "task", "expected")
     for c in view.cases:
         table.add_row(
-            cell(c.id), cell(c.env.kind), cell(c.task[:80]), cell((c.expected or "")[:30])
+            cell(c.id), cell(c.env.kind), cell(c.task[:80]), cell(_answer_text(c.expected)[:30])
         )
     console.print(table)
     if view.next_after is not None:
@@ -301,3 +303,10 @@ def tag(
     if json:
         return emit_json(info)
     console.print(cell(f"{dataset_id}@{version} tags: {', '.join(info.version_tags) or '(none)'}"))
+
+
+def _answer_text(value: Any) -> str:
+    """``expected`` for a table cell: text as is, nothing for null, other JSON values as JSON."""
+    if value is None or isinstance(value, str):
+        return value or ""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))

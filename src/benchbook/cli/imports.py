@@ -72,6 +72,8 @@ def import_(
     if json:
         return emit_json(result)
     state = "registered" if result.created else "revived" if result.revived else "unchanged"
+    if result.identical_to is not None:
+        state = "unchanged, identical to"
     print_outcome(state, result.id, result.version, result.cases)
 
 

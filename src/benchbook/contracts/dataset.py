@@ -141,13 +141,15 @@ class Case(BaseModel):
 
     ``expected``, ``milestones`` and the metadata keys named in ``gold_fields`` are gold: they are
     stored with the case but never handed to a harness. ``timeout_s`` is in seconds (> 0).
+    ``expected`` is any JSON value kept with its type (``0``, ``"0"``, ``false`` and ``null`` are
+    four different answers; integers of any size stay exact; NaN and infinities are rejected).
     """
 
     model_config = STRICT
     id: CaseId
     env: Env
     task: str
-    expected: str | None = None
+    expected: JsonValue = None
     milestones: list[Milestone] | None = None
     graders: list[GraderSpec] = Field(default_factory=list)
     image: str | None = None

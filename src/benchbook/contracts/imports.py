@@ -88,7 +88,11 @@ class ImportProgress(BaseModel):
 
 
 class ImportResult(BaseModel):
-    """Outcome of an import (SPEC E.5). ``created`` is False when the identical version existed."""
+    """Outcome of an import (SPEC E.5). ``created`` is False when the identical version existed.
+
+    ``identical_to`` is set when a ``bump`` found nothing new: the rows and metadata equal the
+    latest version, which is returned (``version``) and no version is registered.
+    """
 
     workspace: str
     id: str
@@ -97,6 +101,7 @@ class ImportResult(BaseModel):
     created: bool
     revived: bool = False
     content_hash: str
+    identical_to: str | None = None
 
 
 class BenchmarkInfo(BaseModel):

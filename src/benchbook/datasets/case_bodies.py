@@ -32,7 +32,7 @@ _URL: TypeAdapter[str] = TypeAdapter(HttpUrl)
 _TAGS: TypeAdapter[list[str]] = TypeAdapter(ContentTags)
 _URL_CACHE_MAX = 4096
 _STR_FIELDS = ("id", "task")
-_OPTIONAL_STR = ("expected", "image")
+_OPTIONAL_STR = ("image",)
 
 
 def _defaults() -> dict[str, Any]:
@@ -77,7 +77,7 @@ def _plain(case: dict[str, Any]) -> bool:
         and _CONTROL_CHARS.search(case_id)
     ):
         return False
-    return _finite(case.get("metadata"))
+    return _finite(case.get("metadata")) and _finite(case.get("expected"))
 
 
 def _rendered_grader(value: Any) -> bool:
@@ -143,7 +143,7 @@ class CaseCanonicalizer:
             if not _plain(case):
                 raise Unrecognised("id or metadata")
             fast = orjson.dumps(case if trusted else self._canonical(case), option=_SORTED)
-        except Unrecognised:
+        except (Unrecognised, orjson.JSONEncodeError):  # the latter: an int beyond 64 bits
             return case_body(Case.model_validate(case))
         if check:
             slow = case_body(Case.model_validate(case))

@@ -9,12 +9,12 @@ values are compared as parsed JSON, so key order never counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-import orjson
-
 from benchbook.contracts.diff import CaseRef, ChangedCase, DatasetDiff, DiffSummary, FieldChange
+from benchbook.datasets.identity import canonical_json
+from benchbook.datasets.sources import json_docs
 
 #: A content key: equal keys mean equal content (a body id, or a case hash).
 K = TypeVar("K", int, str)
@@ -28,9 +28,7 @@ _META_FIELDS = ("description", "tags", "produced_by")
 
 def _same(before: Any, after: Any) -> bool:
     """Equal as canonical JSON: Python's ``True == 1 == 1.0`` would hide a hash-visible change."""
-    return before is after or orjson.dumps(before, option=orjson.OPT_SORT_KEYS) == orjson.dumps(
-        after, option=orjson.OPT_SORT_KEYS
-    )
+    return before is after or canonical_json(before) == canonical_json(after)
 
 
 def field_changes(before: dict[str, Any], after: dict[str, Any]) -> list[FieldChange]:
@@ -48,6 +46,11 @@ def field_changes(before: dict[str, Any], after: dict[str, Any]) -> list[FieldCh
         elif not _same(b, a):
             out.append(FieldChange(field=key, before=b, after=a))
     return out
+
+
+def changed_meta_fields(base: dict[str, Any], candidate: dict[str, Any]) -> list[str]:
+    """The names of the metadata fields (description, tags, produced_by) that differ."""
+    return [f for f in _META_FIELDS if not _same(base.get(f), candidate.get(f))]
 
 
 def meta_changes(base: dict[str, Any], candidate: dict[str, Any]) -> list[FieldChange]:
@@ -103,7 +106,7 @@ def diff_versions(
     bodies = load_bodies(need) if need else {}
 
     def parsed(h: K) -> dict[str, Any]:
-        value: dict[str, Any] = orjson.loads(bodies[h])
+        value: dict[str, Any] = json_docs.loads(bodies[h])  # big integers stay exact
         return value
 
     def ref(k: str, idx: ContentIndex[K]) -> CaseRef:
@@ -129,3 +132,36 @@ def diff_versions(
             unchanged=unchanged,
         ),
     )
+
+
+def count_case_differences(
+    stored: Iterable[tuple[str, str]], incoming: Iterable[tuple[str, str]]
+) -> dict[str, int]:
+    """``{added, removed, changed}`` between two sets of ``(case_id, case_hash)`` pairs matched
+    by id (the cases half of content identity, SPEC B; order never counts)."""
+    before = dict(stored)
+    added = changed = 0
+    seen = 0
+    for case_id, case_hash in incoming:
+        old = before.get(case_id)
+        if old is None:
+            added += 1
+        else:
+            seen += 1
+            changed += old != case_hash
+    return {"added": added, "removed": len(before) - seen, "changed": changed}
+
+
+def describe_difference(cases: dict[str, int], meta: list[str]) -> str:
+    """What differs between two contents, for a conflict message: ``"3 cases differ (1 added,
+    1 removed, 1 changed)"``, ``"only the dataset metadata differs (description, tags)"``, or
+    both joined with "and"."""
+    n = sum(cases.values())
+    parts = ", ".join(f"{v} {k}" for k, v in cases.items() if v)
+    said = f"{n} case{' differs' if n == 1 else 's differ'} ({parts})" if n else ""
+    if not meta:
+        return said
+    fields = ", ".join(meta)
+    if not n:
+        return f"only the dataset metadata differs ({fields})"
+    return f"{said} and the dataset metadata differs ({fields})"

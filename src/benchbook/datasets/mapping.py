@@ -6,9 +6,11 @@ keeping rows or cases alive. Rules:
 
 - **id**: the ``id_field`` value as text; without an id field, ``<dataset id>-<row index>``
   (0-based over the rows read).
-- **task**: ``task_template`` rendered, else the ``task_field`` value as text.
-- **expected**: the ``answer_field`` value as text; with ``answer_pattern`` (a regex) the first
-  group of its first match (the whole match when it has no group). No match is a row error.
+- **task**: ``task_template`` rendered, else the ``task_field`` value as text. Empty or
+  whitespace-only text is a row error: a blank task is not a case.
+- **expected**: the ``answer_field`` value as it is, with its JSON type (string, number,
+  boolean, null, list, object); with ``answer_pattern`` (a regex) the first group of its first
+  match in the value's text form (the whole match when it has no group). No match is a row error.
 - **env** (``env: auto``): a git field, repo path or files template → ``repo``; a start-url field
   or constant → ``browser``; an answer field → ``prompt``; otherwise ``browser``. A git value
   written ``owner/name`` means ``https://github.com/owner/name.git``.
@@ -22,7 +24,7 @@ keeping rows or cases alive. Rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from hashlib import sha256
 from typing import Any
 
@@ -227,7 +229,10 @@ class CaseBuilder:
             case["id"] = f"{self.dataset_id}-{index}" if hot.positional else self._id(index, row)
             case["env"] = self.fixed_env if self.fixed_env is not None else self._env(row)
             task = row.get(hot.task_field) if hot.task_field else None
-            case["task"] = task if type(task) is str else self._task(row)
+            task = task if type(task) is str else self._task(row)
+            if not task or task.isspace():  # a blank task is not a case (issue 8)
+                raise RowError(f"task is empty ({self._task_source()} gives blank text)")
+            case["task"] = task
             if hot.answer_field:
                 case["expected"] = self._expected(row)
             self._extras(case, row)
@@ -236,6 +241,12 @@ class CaseBuilder:
         if self.hook is not None:
             self.hook(case, row)
         return case
+
+    def _task_source(self) -> str:
+        m = self.mapping
+        return (
+            f"task_template {m.task_template!r}" if m.task_template else f"field {m.task_field!r}"
+        )
 
     def _task(self, row: Row) -> str:
         return self.task.render(row) if self.task else self._required(row, self.mapping.task_field)
@@ -257,10 +268,14 @@ class CaseBuilder:
             raise RowError(f"id field {self.mapping.id_field!r} must hold 1-512 characters")
         return text
 
-    def _expected(self, row: Row) -> str:
-        text = self._required(row, self.mapping.answer_field)
+    def _expected(self, row: Row) -> Any:
         if self.pattern is None:
-            return text
+            # The answer keeps its JSON type (SPEC A): 0, "0", false and null differ.
+            value = lookup(row, self.mapping.answer_field or "")
+            if is_missing(value):
+                raise missing_field(self.mapping.answer_field, row)
+            return value
+        text = self._required(row, self.mapping.answer_field)
         match = self.pattern.search(text)
         if match is None:
             raise RowError(
@@ -437,13 +452,15 @@ def case_rows(
     builder: CaseBuilder,
     limit: int | None = None,
     on_row: Callable[[int, int], None] | None = None,
+    numbers: MutableSequence[int] | None = None,
 ) -> Iterator[CaseRow]:
     """Stream ``(case_id, body, sha256)`` for each source row, in order.
 
     ``on_row(rows_read, cases_built)`` is called after each row. After the first failing row nothing
     more is yielded; rows are still checked until :data:`MAX_FAILURES` failures or the end, then
     InvalidInput lists them (``details.errors``: ``{row, path, message}``). The caller's
-    transaction must roll back, so a bad row stores nothing.
+    transaction must roll back, so a bad row stores nothing. ``numbers`` receives the source's
+    row number of each yielded case, in order (for errors that name file lines).
     """
     failures: list[dict[str, Any]] = []
     for index, (number, row) in enumerate(rows):
@@ -459,6 +476,8 @@ def case_rows(
         if on_row is not None:
             on_row(index + 1, index + 1 - len(failures))
         if not failures:
+            if numbers is not None:
+                numbers.append(number)
             yield out
     if failures:
         first = failures[0]

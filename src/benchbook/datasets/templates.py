@@ -24,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from benchbook.datasets.identity import exact_ints
 from benchbook.errors import InvalidInput
 
 _TOKEN = re.compile(r"\{\{|\}\}|\{([^{}]*)\}|[{}]")
@@ -55,7 +56,10 @@ def value_text(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    return orjson.dumps(value, default=str).decode()
+    try:
+        return orjson.dumps(value, default=str).decode()
+    except orjson.JSONEncodeError:  # an integer beyond 64 bits: written with its exact digits
+        return orjson.dumps(exact_ints(value), default=str).decode()
 
 
 def lookup(row: Mapping[str, Any], name: str) -> Any:

@@ -157,8 +157,11 @@ def render_judge_prompt(
     parts.append(f"The agent's final answer{where}:\n{final_answer}")
     if trace_summary:
         parts.append(f"Summary of the agent's trace:\n{trace_summary}")
-    if case.expected:
-        parts.append(f"Reference (gold) information:\n{case.expected}")
+    from benchbook.eval.graders.verdicts import json_text  # graders/ imports this module
+
+    expected = json_text(case.expected)  # JSON answers reach the judge as JSON, not Python repr
+    if expected:
+        parts.append(f"Reference (gold) information:\n{expected}")
     if case.milestones:
         lines = [f"- {m.id}: {m.description}" for m in case.milestones]
         parts.append("Milestones:\n" + "\n".join(lines))

@@ -23,6 +23,7 @@ import mcp.types as types
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
 
+from benchbook.datasets.identity import exact_ints
 from benchbook.mcp import (
     accounts,
     benchmarks,
@@ -109,7 +110,10 @@ class OperationTool:
         structured = self.result.dump_python(value, mode="json", by_alias=True)
         if self.wrapped:
             structured = {"result": structured}
-        text = orjson.dumps(structured).decode()
+        try:
+            text = orjson.dumps(structured).decode()
+        except orjson.JSONEncodeError:  # an integer beyond 64 bits: written with its digits
+            text = orjson.dumps(exact_ints(structured)).decode()
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], structured_content=structured
         )
@@ -186,8 +190,10 @@ def _arguments_model(name: str, fn: Callable[..., Any], guide: ToolGuide) -> typ
         text = guide.parameters.get(param.name) or documented.get(param.name)
         described = Field(default, description=text)
         fields[param.name] = (hints[param.name], described)
+    # allow_inf_nan=False here too: JSON values nested in a contract (``expected``, metadata)
+    # take the outer model's setting, and a NaN from the JSON-RPC body would be stored as null.
     model: type[BaseModel] = create_model(
-        f"{name}_arguments", __config__=ConfigDict(extra="forbid"), **fields
+        f"{name}_arguments", __config__=ConfigDict(extra="forbid", allow_inf_nan=False), **fields
     )
     return model
 

@@ -4,7 +4,8 @@ delete, tags, activity. Every function starts with ``ctx.require``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
@@ -24,7 +25,12 @@ from benchbook.contracts.registry import (
     ValidationReport,
     VersionInfo,
 )
-from benchbook.datasets.diff import diff_versions
+from benchbook.datasets.diff import (
+    changed_meta_fields,
+    count_case_differences,
+    describe_difference,
+    diff_versions,
+)
 from benchbook.datasets.identity import (
     VersionHasher,
     case_body,
@@ -50,6 +56,8 @@ from benchbook.store.events import add_event
 from benchbook.store.tables import SHARED_WORKSPACE
 
 OwnerFilter = Literal["all", "own", "shared"]
+#: The source's number of each stored case, by position, and what it counts (``line``, ``row``).
+RowNumbers = tuple[Sequence[int], str]
 SortKey = Literal["name", "updated", "cases"]
 MAX_PAGE = 1000
 _CASES = TypeAdapter(list[Case])
@@ -92,10 +100,19 @@ def store_version(
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
     shared: bool = False,
+    unless_same_as: str | None = None,
+    row_numbers: RowNumbers | None = None,
 ) -> RegisterResult:
     """Store a version from a stream of case rows in one transaction (the register core).
 
-    ``meta`` is the canonical metadata (``dataset_meta``). Raises Conflict on different content,
+    ``row_numbers`` (filled while ``rows`` streams: the source's number for each case, and the
+    word for it, ``line`` for CSV and JSONL) lets duplicate-id errors name file lines instead of
+    case positions.
+
+    ``meta`` is the canonical metadata (``dataset_meta``). ``unless_same_as`` names an existing
+    version (an import's ``bump`` passes the latest): when the new content equals it (the same
+    cases matched by id and the same description, tags and produced_by), nothing is stored and
+    the result describes that version (``created`` False). Raises Conflict on different content,
     InvalidInput when the id or version is malformed or case ids repeat (listing 1-based rows),
     Forbidden without ``datasets:write``. Nothing is stored on error.
     """
@@ -103,17 +120,27 @@ def store_version(
     check_dataset_id(dataset_id)
     workspace = ctx.target_workspace(shared)
     parse_version(version)
-    args = (ctx, workspace, dataset_id, version, meta, rows)
+    args = (ctx, workspace, dataset_id, version, meta, rows, unless_same_as, row_numbers)
     try:
         return _store_in_transaction(*args)
     except _LostRace:
         # A concurrent register of the same key committed first. Its header insert failed before
         # any row was read, so compare with the winner: identical → no-op, different → Conflict.
         return _store_in_transaction(*args)
+    except _Unchanged as same:
+        return same.result
 
 
 class _LostRace(Conflict):
     """The version header insert hit the unique key: another register committed it first."""
+
+
+class _Unchanged(Exception):
+    """The new version equals ``unless_same_as``: raised to roll its rows back."""
+
+    def __init__(self, result: RegisterResult) -> None:
+        super().__init__(result.version)
+        self.result = result
 
 
 def _store_in_transaction(
@@ -123,12 +150,38 @@ def _store_in_transaction(
     version: str,
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
+    unless_same_as: str | None,
+    row_numbers: RowNumbers | None,
 ) -> RegisterResult:
     try:
         with ctx.engine.begin() as conn:
-            return _store(ctx, conn, workspace, dataset_id, version, meta, rows)
+            return _store(
+                ctx, conn, workspace, dataset_id, version, meta, rows, unless_same_as, row_numbers
+            )
     except IntegrityError as exc:
         raise Conflict(f"{dataset_id}@{version} was registered concurrently; retry") from exc
+
+
+def _check_unchanged(
+    conn: Connection, workspace: str, dataset_id: str, pk: int, meta: dict[str, Any], other: str
+) -> None:
+    """Raise _Unchanged when the just-written version ``pk`` has the content of ``other``."""
+    row = repo.find_version(conn, workspace, dataset_id, other)
+    if row is None or not row.live or changed_meta_fields(_stored_meta(row), meta):
+        return
+    removed_or_changed, added_or_changed, _ = repo.diff_index(conn, row.pk, pk)
+    if removed_or_changed or added_or_changed:
+        return
+    raise _Unchanged(
+        RegisterResult(
+            workspace=workspace,
+            id=dataset_id,
+            version=row.version,
+            created=False,
+            cases=row.case_count,
+            content_hash=row.content_hash,
+        )
+    )
 
 
 def _store(
@@ -139,19 +192,15 @@ def _store(
     version: str,
     meta: dict[str, Any],
     rows: Iterable[repo.CaseRow],
+    unless_same_as: str | None = None,
+    row_numbers: RowNumbers | None = None,
 ) -> RegisterResult:
     actor = ctx.principal.user_id
     existing = repo.find_version(conn, workspace, dataset_id, version)
     if existing is not None:
-        hasher = VersionHasher(meta)
-        for _, _, h in rows:
-            hasher.add(h)
-        if hasher.hexdigest() != existing.content_hash:
-            raise Conflict(
-                f"{dataset_id}@{version} already exists with different content;"
-                " register a new version instead",
-                {"id": dataset_id, "version": version},
-            )
+        incoming = _incoming_pairs(rows)
+        if version_hash(meta, incoming) != existing.content_hash:
+            raise _conflict(conn, existing, meta, incoming)
         revived = not existing.live
         if revived:
             repo.set_deleted(conn, [existing.pk], None)
@@ -179,37 +228,96 @@ def _store(
         )
     except IntegrityError as exc:
         raise _LostRace(f"{dataset_id}@{version} was registered concurrently; retry") from exc
-    hasher = VersionHasher(meta)
-    for h in repo.write_cases(conn, pk, rows):
-        hasher.add(h)
+    count = sum(1 for _ in repo.write_cases(conn, pk, rows))
     dupes = repo.duplicate_case_ids(conn, pk)
     if dupes:
-        listed = "; ".join(
-            f"{cid!r} at rows {', '.join(str(p + 1) for p in pos)}" for cid, pos in dupes
-        )
-        raise InvalidInput(
-            f"case ids must be unique within a version: {listed}",
-            {
-                "errors": [
-                    {
-                        "path": "cases",
-                        "message": f"duplicate id {cid!r}",
-                        "rows": [p + 1 for p in pos],
-                    }
-                    for cid, pos in dupes
-                ]
-            },
-        )
+        if row_numbers is not None:
+            numbers, word = row_numbers
+            raise _duplicates([(cid, [numbers[p] for p in pos]) for cid, pos in dupes], word)
+        raise _duplicates([(cid, [p + 1 for p in pos]) for cid, pos in dupes])
+    if unless_same_as is not None:
+        _check_unchanged(conn, workspace, dataset_id, pk, meta, unless_same_as)
+    # Hashed in case id order straight from the stored rows: identity ignores case order.
+    hasher = VersionHasher(meta)
+    for _, h in repo.case_hashes_by_id(conn, pk):
+        hasher.add(h)
     content_hash = hasher.hexdigest()
-    repo.finish_version(conn, pk, content_hash, hasher.count)
-    _event(conn, workspace, dataset_id, "registered", actor, version, cases=hasher.count)
+    repo.finish_version(conn, pk, content_hash, count)
+    _event(conn, workspace, dataset_id, "registered", actor, version, cases=count)
     return RegisterResult(
         workspace=workspace,
         id=dataset_id,
         version=version,
         created=True,
-        cases=hasher.count,
+        cases=count,
         content_hash=content_hash,
+    )
+
+
+def _duplicates(dupes: list[tuple[str, list[int]]], word: str | None = None) -> InvalidInput:
+    """InvalidInput listing duplicate case ids with their 1-based rows, or with the source's own
+    numbers when ``word`` names them (``'x' on lines 2 and 5``)."""
+
+    def said(cid: str, numbers: list[int]) -> str:
+        if word is None:
+            return f"{cid!r} at rows {', '.join(map(str, numbers))}"
+        head, last = ", ".join(map(str, numbers[:-1])), numbers[-1]
+        return f"{cid!r} on {word}s {head} and {last}"
+
+    listed = "; ".join(said(cid, numbers) for cid, numbers in dupes)
+    errors: list[dict[str, Any]] = []
+    for cid, numbers in dupes:
+        error: dict[str, Any] = {"path": "cases", "message": f"duplicate id {cid!r}"}
+        error["rows"] = numbers
+        if word is not None:
+            error[f"{word}s"] = numbers
+        errors.append(error)
+    return InvalidInput(f"case ids must be unique within a version: {listed}", {"errors": errors})
+
+
+def _incoming_pairs(rows: Iterable[repo.CaseRow]) -> list[tuple[str, str]]:
+    """``(case_id, case_hash)`` of incoming rows sorted by case id (the identity order).
+
+    Raises InvalidInput listing duplicate ids with their 1-based rows, as a fresh register would.
+    """
+    indexed = sorted((cid, h, row) for row, (cid, _, h) in enumerate(rows, start=1))
+    dupes: dict[str, list[int]] = {}
+    for (a, _, ra), (b, _, rb) in itertools.pairwise(indexed):
+        if a == b:
+            dupes.setdefault(a, [ra]).append(rb)
+    if dupes:
+        raise _duplicates(list(dupes.items())[:20])
+    return [(cid, h) for cid, h, _ in indexed]
+
+
+def _stored_meta(row: repo.VersionRow) -> dict[str, Any]:
+    return {"description": row.description, "tags": row.tags, "produced_by": row.produced_by}
+
+
+def _difference(
+    conn: Connection,
+    existing: repo.VersionRow,
+    meta: dict[str, Any],
+    incoming: list[tuple[str, str]],
+) -> tuple[str, dict[str, Any]]:
+    """What differs between a stored version and incoming content: the diff's own terms."""
+    cases = count_case_differences(repo.case_hashes_by_id(conn, existing.pk), incoming)
+    fields = changed_meta_fields(_stored_meta(existing), meta)
+    return describe_difference(cases, fields), {"cases": cases, "meta": fields}
+
+
+def _conflict(
+    conn: Connection,
+    existing: repo.VersionRow,
+    meta: dict[str, Any],
+    incoming: list[tuple[str, str]],
+) -> Conflict:
+    """Conflict naming id@version and saying whether cases (how many) or only metadata differ."""
+    said, details = _difference(conn, existing, meta, incoming)
+    key = f"{existing.dataset_id}@{existing.version}"
+    return Conflict(
+        f"{key} already exists with different content: {said}; register a new version instead",
+        {"id": existing.dataset_id, "version": existing.version, **details},
     )
 
 
@@ -243,23 +351,26 @@ def validate_dataset(
     with ctx.engine.connect() as conn:
         live = repo.live_versions(conn, workspace, dataset.id)
         existing = repo.find_version(conn, workspace, dataset.id, dataset.version)
-    report = ValidationReport(
-        ok=True, existing_versions=sort_versions(v.version for v in live), cases=len(dataset.cases)
-    )
-    if existing is not None:
-        meta = dataset_meta(dataset)
-        same = (
-            version_hash(meta, (h for _, _, h in case_rows(dataset.cases))) == existing.content_hash
+        report = ValidationReport(
+            ok=True,
+            existing_versions=sort_versions(v.version for v in live),
+            cases=len(dataset.cases),
         )
+        if existing is None:
+            return report
+        meta = dataset_meta(dataset)
+        incoming = sorted((cid, h) for cid, _, h in case_rows(dataset.cases))
+        same = version_hash(meta, incoming) == existing.content_hash
         report.version_exists = True
         report.identical = same
         report.would_conflict = not same
         if not same:
+            said, _ = _difference(conn, existing, meta, incoming)
             report.ok = False
             report.errors.append(
                 ValidationIssue(
                     path="version",
-                    message=f"{dataset.id}@{dataset.version} exists with different content",
+                    message=f"{dataset.id}@{dataset.version} exists with different content: {said}",
                 )
             )
     return report
@@ -430,14 +541,11 @@ def diff_datasets(
         b = resolve_version(conn, ctx.workspace, dataset_id, base)
         c = resolve_version(conn, ctx.workspace, dataset_id, candidate)
 
-        def meta(r: repo.VersionRow) -> dict[str, Any]:
-            return {"description": r.description, "tags": r.tags, "produced_by": r.produced_by}
-
         b_idx, c_idx, unchanged = repo.diff_index(conn, b.pk, c.pk)
         return diff_versions(
             dataset_id,
-            (b.version, meta(b), b_idx),
-            (c.version, meta(c), c_idx),
+            (b.version, _stored_meta(b), b_idx),
+            (c.version, _stored_meta(c), c_idx),
             lambda body_ids: repo.bodies_for(conn, body_ids),
             unchanged=unchanged,
         )

@@ -12,13 +12,12 @@ import importlib
 import os
 import tempfile
 import time
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-
-import orjson
 
 from benchbook.contracts import Dataset, Provenance, Recipe
 from benchbook.contracts.imports import (
@@ -32,6 +31,7 @@ from benchbook.datasets.catalog import get_entry, list_entries
 from benchbook.datasets.identity import dataset_meta
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
+from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
@@ -212,22 +212,25 @@ def preview_benchmark_source(
         rows=[r for _, r in rows],
         mapping_guess=guess_mapping(fields),
         mapping=mapping,
-        cases=[orjson.loads(c) for c in cases],
+        cases=[json_docs.loads(c) for c in cases],  # big integers stay exact
         assertion=assertion,
         warnings=warnings,
         total=source.total,
     )
 
 
-def _target_version(ctx: Context, request: ImportRequest, dataset_id: str) -> str:
+def _target_version(
+    ctx: Context, request: ImportRequest, dataset_id: str
+) -> tuple[str, str | None]:
+    """``(version to register, latest version a bump must differ from or None)``."""
     if request.version is not None:
-        return request.version
+        return request.version, None
     workspace = ctx.target_workspace(request.shared)
     with ctx.engine.connect() as conn:
         existing = [v.version for v in repo.live_versions(conn, workspace, dataset_id)]
     if request.bump is not None:
-        return bump_version(existing, request.bump)
-    return pick_latest(existing) or "1.0.0"
+        return bump_version(existing, request.bump), pick_latest(existing)
+    return pick_latest(existing) or "1.0.0", None
 
 
 def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict[str, Any]:
@@ -304,8 +307,10 @@ def import_benchmark(
             end, inside the transaction: raising (``Cancelled``) rolls the import back.
 
     Returns:
-        ``{workspace, id, version, cases, created}``; ``created`` is False when the identical
-        version already existed.
+        ``{workspace, id, version, cases, created, identical_to}``; ``created`` is False when the
+        identical version already existed. With ``bump``, content equal to the latest version
+        (cases matched by id, description, tags, produced_by) registers nothing: the result is
+        that version and ``identical_to`` names it.
 
     Raises:
         InvalidInput: bad rows (the first failures with row numbers), a source with no rows,
@@ -319,15 +324,24 @@ def import_benchmark(
     builder = CaseBuilder(plan.recipe.mapping, dataset_id, plan.recipe.grader_templates, plan.hook)
     with _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
-        version = _target_version(ctx, request, dataset_id)
+        version, latest = _target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source)
         counter = _Counter(progress, source)
-        stream = case_rows(source.rows(), builder, request.limit, counter.on_row)
+        numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
+        stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
+        word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
         with CaseRowSpool() as spool:
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
             result = store_version(
-                ctx, dataset_id, version, meta, counter.track(stream), request.shared
+                ctx,
+                dataset_id,
+                version,
+                meta,
+                counter.track(stream),
+                request.shared,
+                unless_same_as=latest,
+                row_numbers=(numbers, word),
             )
     return ImportResult(
         workspace=result.workspace,
@@ -337,4 +351,5 @@ def import_benchmark(
         created=result.created,
         revived=result.revived,
         content_hash=result.content_hash,
+        identical_to=result.version if result.version != version else None,
     )

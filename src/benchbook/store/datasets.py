@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, text, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
@@ -261,6 +261,22 @@ def iter_case_hashes(conn: Connection, version_pk: int) -> Iterator[str]:
         .where(vc.version_pk == version_pk)
         .order_by(vc.position)
     )
+
+
+def case_hashes_by_id(conn: Connection, version_pk: int) -> Iterator[tuple[str, str]]:
+    """``(case_id, case_hash)`` of a version sorted by case id in code point order (the version
+    content hash's order). PostgreSQL compares with the ``C`` collation, byte order of UTF-8,
+    which is code point order; SQLite's default ``BINARY`` collation is the same."""
+    collate = ' COLLATE "C"' if conn.dialect.name == "postgresql" else ""
+    sql = text(
+        "SELECT vc.case_id, cb.hash FROM version_cases vc"
+        " JOIN case_bodies cb ON cb.id = vc.body_id"
+        f" WHERE vc.version_pk = :pk ORDER BY vc.case_id{collate}"
+    )
+    # Streamed (a server-side cursor on PostgreSQL): a million-case version never sits in memory.
+    result = conn.execute(sql, {"pk": version_pk}, execution_options={"yield_per": 5000})
+    for case_id, case_hash in result:
+        yield str(case_id), str(case_hash)
 
 
 def body_index(conn: Connection, version_pk: int) -> dict[str, tuple[int, int]]:

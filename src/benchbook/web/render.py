@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,14 @@ def pretty_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode()
 
 
+def answer_text(value: Any) -> str:
+    """An ``expected`` answer for a page: text as is, any other JSON value as indented JSON
+    (integers of any size keep their digits; ``true``/``null`` are JSON, not Python)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
 def short_text(value: Any, limit: int = 160) -> str:
     """One line of at most ``limit`` characters for table cells."""
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
@@ -96,7 +105,7 @@ def case_url(dataset_id: str, case_id: str, version: str) -> str:
 
 
 TEMPLATES.env.filters.update(
-    when=when, ago=ago, pretty_json=pretty_json, short=short_text, seg=segment
+    when=when, ago=ago, pretty_json=pretty_json, short=short_text, seg=segment, answer=answer_text
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,

@@ -43,12 +43,14 @@ import orjson
 
 from benchbook.contracts import SourceRef
 from benchbook.contracts.recipe import FileFormat
+from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import Row
 from benchbook.datasets.sources.limits import CountedReader, SourceLimits, too_large
 from benchbook.datasets.sources.read_errors import (
     READ_ERRORS,
     bad_input,
     check_regular_file,
+    duplicate_key,
     json_error,
     not_utf8,
     parquet_error,
@@ -207,7 +209,7 @@ class FileSource:
             return not_utf8(self.name, f)
 
     def _jsonl_rows(self) -> Iterator[tuple[int, Row]]:
-        loads = orjson.loads
+        loads = json_docs.loads
         limit = self.limits.record_bytes
         with self._open() as f:
             number = 0
@@ -217,6 +219,8 @@ class FileSource:
                     raise self._line_too_long(number)
                 try:
                     row = loads(line)
+                except json_docs.DuplicateKey as exc:
+                    raise duplicate_key(self.name, exc, number, number) from exc
                 except orjson.JSONDecodeError as exc:
                     if not line.strip():
                         continue
@@ -284,7 +288,9 @@ class FileSource:
         if not data.strip():
             return
         try:
-            doc = orjson.loads(data)
+            doc = json_docs.loads(data)
+        except json_docs.DuplicateKey as exc:
+            raise duplicate_key(self.name, exc) from exc
         except orjson.JSONDecodeError as exc:
             if not _is_utf8(data):
                 raise not_utf8(self.name, io.BytesIO(data)) from exc

@@ -29,8 +29,15 @@ from typing import Any
 import orjson
 
 from benchbook.contracts import SourceRef
+from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import Row
-from benchbook.datasets.sources.read_errors import bad_input, json_error, not_utf8, read_error
+from benchbook.datasets.sources.read_errors import (
+    bad_input,
+    duplicate_key,
+    json_error,
+    not_utf8,
+    read_error,
+)
 from benchbook.errors import InvalidInput
 
 FILE_KEY = "_file"
@@ -48,7 +55,9 @@ def _load(path: Path, rel: str) -> dict[str, Any]:
     if not data.strip():
         raise bad_input(rel, "the file is empty; expected one JSON object")
     try:
-        doc = orjson.loads(data)
+        doc = json_docs.loads(data)  # exact big integers, no repeated key
+    except json_docs.DuplicateKey as exc:
+        raise duplicate_key(rel, exc) from exc
     except orjson.JSONDecodeError as exc:
         try:
             data.decode("utf-8")

@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from benchbook.datasets.sources.json_docs import DuplicateKey, non_finite_token
 from benchbook.errors import InvalidInput
 
 #: What reading a (possibly gzip-compressed) file can raise besides our own errors.
@@ -88,8 +89,25 @@ def json_error(
     ``line`` is the JSONL line the document came from (its column is then the line's); without it
     the document's own line is used.
     """
+    token = non_finite_token(exc)
+    if token is not None:
+        where = f"{name} line {line or exc.lineno}, column {token[1]}"
+        message = f"not valid JSON: {token[0]} is not a JSON number (JSON has no NaN or Infinity)"
+        return bad_input(where, message, row)
     where = f"{name} line {line or exc.lineno}, column {exc.colno}"
     return bad_input(where, f"not valid JSON: {exc.msg}", row)
+
+
+def duplicate_key(
+    name: str, exc: DuplicateKey, line: int | None = None, row: int | None = None
+) -> InvalidInput:
+    """``<name> line L: duplicate key 'k' in a JSON record``: the last value would win silently.
+
+    ``line`` is the JSONL line the document came from; without it the document's own line.
+    """
+    where = f"{name} line {line or exc.line}"
+    message = f"duplicate key {exc.key!r} in a JSON record (refused: the last value would win)"
+    return bad_input(where, message, row)
 
 
 def read_error(name: str, exc: BaseException) -> InvalidInput:

@@ -13,7 +13,10 @@ Benchbook's rule, for free-form agent answers (SPEC F/H):
    ``$``, spaces and one trailing ``.`` are removed (``FINAL ANSWER: 1,000`` → 1000), else the
    first number in it. Without a marker: the *last* number in the prediction (``$1000.`` → 1000).
 3. **Compare.** ``|prediction − expected| < tolerance`` (``config.tolerance``, default ``1e-6``),
-   where ``expected`` (``config.expected`` or ``case.expected``) is read by the same rule 2.
+   where ``expected`` (``config.expected`` or ``case.expected``) is read by the same rule 2 — a
+   JSON number in ``case.expected`` is taken as that number, a boolean is not a number. Numbers
+   are compared **exactly** as decimals (``Decimal``), never through floats, so
+   ``7234019283746519040`` does not match ``7234019283746519283`` (floats would call them equal).
 
 Numbers are plain decimals: an optional minus (``-`` or ``−``), digits with optional comma
 grouping, an optional fraction. Exponents, ``inf``/``nan`` and digit underscores are not numbers.
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import math
 import re
+from decimal import Decimal
 
 from pydantic import JsonValue
 
@@ -39,7 +43,7 @@ _NUMBER = re.compile(r"(?<![\w.])(?:[-−]\s?)?\$?(?:[-−])?(?:\d[\d,]*(?:\.\d+
 _PLAIN = re.compile(r"-?(?:\d+(?:\.\d*)?|\.\d+)")
 
 
-def parse_number(text: str) -> float | None:
+def parse_number(text: str) -> Decimal | None:
     """``text`` as one number after removing commas, ``$``, whitespace and one trailing ``.``.
 
     Returns None when what is left is not a plain decimal (``"1e3"``, ``"inf"``, ``"12 apples"``).
@@ -49,15 +53,15 @@ def parse_number(text: str) -> float | None:
         cleaned = cleaned[:-1]
     if cleaned.startswith("-") and cleaned[1:].startswith("-"):
         return None
-    return float(cleaned) if _PLAIN.fullmatch(cleaned) else None
+    return Decimal(cleaned) if _PLAIN.fullmatch(cleaned) else None
 
 
-def _numbers(text: str) -> list[float]:
+def _numbers(text: str) -> list[Decimal]:
     found = (parse_number(m.group(0)) for m in _NUMBER.finditer(text))
     return [n for n in found if n is not None]
 
 
-def extract_number(text: str) -> float | None:
+def extract_number(text: str) -> Decimal | None:
     """The number a free-form answer gives, by rules 1–2 of the module docstring; None if none."""
     markers = list(_FINAL_ANSWER.finditer(text)) or list(_GSM8K_MARKER.finditer(text))
     if markers:
@@ -78,6 +82,27 @@ def _tolerance(spec: GraderSpec) -> float | None:
     return float(value) if math.isfinite(value) and value >= 0 else None
 
 
+def _reference(spec: GraderSpec, case: Case) -> Decimal | str | None:
+    """The expected number, or the text that is not one (for the error), or None when absent."""
+    value = case.expected
+    if "expected" not in spec.config and not isinstance(value, bool) and isinstance(value, int):
+        return Decimal(value)
+    if "expected" not in spec.config and isinstance(value, float):
+        return Decimal(repr(value))  # the shortest text of the JSON number, as written
+    reference = expected_text(spec, case)
+    if reference is None:
+        return None
+    number = extract_number(reference)
+    return reference if number is None else number
+
+
+def _json_number(value: Decimal | None) -> JsonValue:
+    """A detail value: an integral decimal as an exact int, otherwise a float."""
+    if value is None:
+        return None
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
 def grade_numeric(spec: GraderSpec, prediction: str, case: Case) -> Score:
     """Grade ``prediction`` against the case's numeric reference (module docstring rules).
 
@@ -88,19 +113,18 @@ def grade_numeric(spec: GraderSpec, prediction: str, case: Case) -> Score:
     tolerance = _tolerance(spec)
     if tolerance is None:
         return error(spec, "config.tolerance must be a finite number >= 0")
-    reference = expected_text(spec, case)
-    if reference is None:
-        return error(spec, "the case has no expected answer")
-    expected = extract_number(reference)
+    expected = _reference(spec, case)
     if expected is None:
-        return error(spec, f"expected answer {reference[:80]!r} is not a number")
+        return error(spec, "the case has no expected answer")
+    if isinstance(expected, str):
+        return error(spec, f"expected answer {expected[:80]!r} is not a number")
     extracted = extract_number(prediction)
     detail: dict[str, JsonValue] = {
-        "extracted": extracted,
-        "expected": expected,
+        "extracted": _json_number(extracted),
+        "expected": _json_number(expected),
         "tolerance": tolerance,
     }
     if extracted is None:
         return verdict(spec, False, {**detail, "reason": "no number in the prediction"})
     delta = abs(extracted - expected)
-    return verdict(spec, delta < tolerance or delta == 0, detail)
+    return verdict(spec, delta == 0 or delta < Decimal(repr(tolerance)), detail)

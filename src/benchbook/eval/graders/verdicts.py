@@ -7,6 +7,7 @@ its gold. Graders never raise for bad predictions; bad gold or config is ``statu
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import TypeAlias
 
@@ -51,6 +52,16 @@ def skipped(spec: GraderSpec, reason: str, detail: dict[str, JsonValue] | None =
 
 
 def expected_text(spec: GraderSpec, case: Case) -> str | None:
-    """The reference answer: ``spec.config["expected"]`` when it is text, else ``case.expected``."""
+    """The reference answer as text: ``spec.config["expected"]`` when it is text, else the text
+    form of ``case.expected`` (:func:`json_text`); None when there is none."""
     override = spec.config.get("expected")
-    return override if isinstance(override, str) else case.expected
+    return override if isinstance(override, str) else json_text(case.expected)
+
+
+def json_text(value: JsonValue) -> str | None:
+    """The text form text graders compare: a string as is, ``null`` → None, every other JSON
+    value as compact JSON with sorted keys (``4`` → ``"4"``, ``true`` → ``"true"``, ``[1,"a"]``;
+    integers of any size keep their digits)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)

@@ -164,6 +164,7 @@
     $("warnings").replaceChildren(...warnings.map((w) => { const li = document.createElement("li"); li.textContent = w; return li; }));
     const first = data.cases && data.cases[0];
     $("template-preview").textContent = noTask ? "" : first ? first.task : "";
+    $("import-btn").disabled = noTask; // a blank task is not a case: choose one first
     $("version-pick").hidden = state.existing.length === 0;
     $("existing").textContent = state.existing.length ? `(existing: ${state.existing.join(", ")})` : "";
     const hint = ROLES.filter((r) => state.guess[r + "_field"]).map((r) => `${r} = ${state.guess[r + "_field"]}`);
@@ -301,7 +302,9 @@
     bar.max = 100; bar.value = 100;
     bar.dataset.done = "true";
     const r = job.result;
-    $("progress-text").textContent = `Imported ${r.cases.toLocaleString()} cases as ${r.id}@${r.version}${r.created ? "" : " (unchanged)"}.`;
+    $("progress-text").textContent = r.identical_to
+      ? `Unchanged: identical to ${r.id}@${r.identical_to} (${r.cases.toLocaleString()} cases); no new version registered.`
+      : `Imported ${r.cases.toLocaleString()} cases as ${r.id}@${r.version}${r.created ? "" : " (unchanged)"}.`;
     setTimeout(() => { window.location.href = `/datasets/${encodeURIComponent(r.id)}?v=${encodeURIComponent(r.version)}`; }, 700);
   }
 
