@@ -23,7 +23,7 @@ from pathlib import Path
 
 import orjson
 from pydantic import JsonValue
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.dataset import Case
@@ -184,15 +184,10 @@ class StoreSink:
             scores=orjson.dumps([s.model_dump(mode="json") for s in r.scores]).decode(),
         )
 
-    def _beat(self, conn: object) -> None:
-        from sqlalchemy import Connection
-
-        assert isinstance(conn, Connection)
-        if not repo.heartbeat(conn, self.run_id, self.worker):
-            self._stop = True  # another process took the run over
-            return
-        row = repo.get_run(conn, self.run_id)
-        self._stop = self._stop or bool(row and row.cancel_requested)
+    def _beat(self, conn: Connection) -> None:
+        cancel = repo.heartbeat(conn, self.run_id, self.worker)
+        # None: another process took the run over; True: someone asked it to stop.
+        self._stop = self._stop or cancel is None or cancel
 
     def cancelled(self) -> bool:
         return self._stop

@@ -170,13 +170,20 @@ def claimable_runs(conn: Connection, stale_before: datetime, limit: int = 10) ->
     return [r[0] for r in conn.execute(stmt)]
 
 
-def heartbeat(conn: Connection, run_id: str, worker: str) -> bool:
-    """Renew the run's lease; False (and cancel_requested ignored) when another worker owns it.
-    Returns True while this worker still owns the run."""
-    res = conn.execute(
-        update(runs).where(_R.id == run_id, _R.claimed_by == worker).values(heartbeat_at=utcnow())
+def heartbeat(conn: Connection, run_id: str, worker: str) -> bool | None:
+    """Renew the run's lease in one statement.
+
+    Returns:
+        None when another worker owns the run now; else whether a cancel was requested.
+    """
+    stmt = (
+        update(runs)
+        .where(_R.id == run_id, _R.claimed_by == worker)
+        .values(heartbeat_at=utcnow())
+        .returning(_R.cancel_requested)
     )
-    return res.rowcount == 1
+    row = conn.execute(stmt).first()
+    return None if row is None else bool(row[0])
 
 
 def write_results(

@@ -32,6 +32,8 @@ from benchbook.runtime import RuntimeConfig, open_environment, run_harness
 
 Outcome = Literal["finished", "cancelled", "budget_exhausted"]
 HEARTBEAT_S = 5.0
+#: How long the writer waits after a first result for others to join its batch (seconds).
+BATCH_WAIT_S = 0.005
 
 
 @dataclass(frozen=True)
@@ -219,6 +221,9 @@ async def _writer(
             done = True
         else:
             batch.append(first)
+            # A few milliseconds lets fast cases share one transaction (one commit for many);
+            # slow cases lose nothing but this delay. A kill loses at most this window too.
+            await asyncio.sleep(BATCH_WAIT_S)
         while not queue.empty() and len(batch) < 1000:
             nxt = queue.get_nowait()
             if nxt is None:

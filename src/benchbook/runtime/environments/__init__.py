@@ -26,6 +26,7 @@ from pathlib import Path
 
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
+from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES
 
 SnapshotFn = Callable[[], Awaitable[EnvSnapshot]]
 
@@ -93,15 +94,27 @@ async def open_environment(
     """
     # Directory work runs in a thread: on a disk file system mkdir/rmdir cost milliseconds, and
     # on the event loop they stalled every other case (bench/runs.py: 2.1 ms vs 0.1 ms a case).
-    case_root = await asyncio.to_thread(_make_case_root, case_input, config)
+    # Prompt cases reuse directories their predecessors left untouched (environments/pool.py).
+    pooled = _poolable(case_input, config)
+    if pooled:
+        case_root = await asyncio.to_thread(PROMPT_DIRECTORIES.take, config.work_root)
+    else:
+        case_root = await asyncio.to_thread(_make_case_root, case_input, config)
     try:
         async with AsyncExitStack() as stack:
             workspace = await _provision(case_input, config, case_root, stack)
             workspace.tail_bytes = config.tail_bytes
             yield workspace
     finally:
-        if not config.keep_workdirs:
+        if pooled:
+            await asyncio.to_thread(PROMPT_DIRECTORIES.give, config.work_root, case_root)
+        elif not config.keep_workdirs:
             await asyncio.to_thread(shutil.rmtree, case_root, True)
+
+
+def _poolable(case_input: CaseInput, config: RuntimeConfig) -> bool:
+    """Plain prompt cases (no image, no provider question) when directories are not kept."""
+    return case_input.env.kind == "prompt" and case_input.image is None and not config.keep_workdirs
 
 
 def _make_case_root(case_input: CaseInput, config: RuntimeConfig) -> Path:
