@@ -279,7 +279,12 @@ class _Counter:
         if self.progress is not None:
             self.reported_at = time.monotonic()
             self.progress(
-                ImportProgress(rows_read=self.rows, cases_built=self.cases, total=self.total)
+                ImportProgress(
+                    rows_read=self.rows,
+                    cases_built=self.cases,
+                    total=self.total,
+                    notes=source_notes(self.source),
+                )
             )
 
     def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
@@ -352,4 +357,10 @@ def import_benchmark(
         revived=result.revived,
         content_hash=result.content_hash,
         identical_to=result.version if result.version != version else None,
+        notes=source_notes(source),
     )
+
+
+def source_notes(source: RowSource) -> list[str]:
+    """How the source was read when not the plain way (a Hugging Face fallback), in order."""
+    return list(getattr(source, "notes", None) or [])
