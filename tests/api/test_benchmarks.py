@@ -104,6 +104,7 @@ def test_importing_inline_text_registers_then_reports_unchanged(client: TestClie
         "revived": False,
         "content_hash": "",
         "identical_to": None,
+        "notes": [],
     }
     again = client.post(IMPORT, json=request)
     assert again.status_code == 200

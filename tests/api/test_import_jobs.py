@@ -64,7 +64,7 @@ def test_gsm8k_through_the_job_api_matches_the_service_byte_for_byte(
     job = wait(hf_client, start(hf_client, {"benchmark": "gsm8k", "version": "1.0.0"})["id"])
     assert job["state"] == "succeeded", job["error"]
     assert job["result"]["cases"] == 1319 and job["result"]["created"] is True
-    assert job["progress"] == {"rows_read": 1319, "cases_built": 1319, "total": 1319}
+    assert job["progress"] == {"rows_read": 1319, "cases_built": 1319, "total": 1319, "notes": []}
     ctx = local_admin_context(engine, hf_settings(settings, hf_server))
     direct = imports.parse_import_request({"benchmark": "gsm8k", "version": "2.0.0"})
     assert imports.import_benchmark(ctx, direct).cases == 1319
@@ -95,6 +95,23 @@ def test_a_recipe_import_stamps_via_recipe_with_the_resolved_version(
     lineage = view["version"]["produced_by"]
     assert (lineage["via"], lineage["id"], lineage["version"]) == ("recipe", "paged", "1.10.0")
     assert lineage["source"]["dataset"] == PAGED_ID
+
+
+def test_a_job_whose_viewer_fails_mid_split_says_it_read_the_parquet_export(
+    hf_client: TestClient, hf_server: HfServer
+) -> None:
+    ds = hf_server.datasets[PAGED_ID]
+    ds.short_pages = {}
+    ds.rows_fail_from, ds.rows_failure = 200, "TooBigContentError"
+    job = wait(hf_client, start(hf_client, {"spec": PAGED_RECIPE})["id"])
+    assert job["state"] == "succeeded", job["error"]
+    assert job["result"]["cases"] == 250
+    notes = job["result"]["notes"]
+    assert len(notes) == 1 and "row 201 of 250" in notes[0] and "TooBigContentError" in notes[0]
+    assert f"Parquet export at commit {ds.sha[:12]}" in notes[0]
+    assert job["progress"]["notes"] == notes
+    cases = hf_client.get("/api/datasets/paged/versions/1.0.0?limit=1000").json()["cases"]
+    assert [c["id"] for c in cases] == [str(100 + i) for i in range(250)]
 
 
 def test_the_250_row_split_with_a_short_page_imports_each_row_once(

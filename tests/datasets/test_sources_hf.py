@@ -6,6 +6,7 @@ import csv
 import dataclasses
 import hashlib
 import io
+import json
 import socket
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from sqlalchemy import Engine
 
 from benchbook.contracts import Mapping, Recipe
-from benchbook.contracts.imports import ImportRequest
+from benchbook.contracts.imports import ImportProgress, ImportRequest
 from benchbook.contracts.recipe import RecipeSource
 from benchbook.datasets.sources.files import FileSource
 from benchbook.datasets.sources.hf_files import HfFileSource, open_huggingface_source
@@ -33,6 +34,7 @@ from benchbook.services.secrets import set_secret
 from benchbook.settings import Settings
 from tests.hfserver import GATED_ID, GATED_TOKEN, GSM8K_ID, PAGED_ID, FakeDataset, HfServer
 from tests.hfserver.catalog import PAGED_FEATURES, paged_rows, viewerless
+from tests.hfserver.model import fake_sha
 
 
 @pytest.fixture
@@ -400,3 +402,174 @@ def test_a_revision_other_than_the_latest_reads_the_raw_files_at_that_commit(
     assert isinstance(source, HfViewerSource)  # the sha is main's: the viewer serves it
     with pytest.raises(NotFound):
         open_huggingface_source(hub, spec.model_copy(update={"revision": "0" * 40}))
+
+
+# --- Issue 8 item 10: a viewer failure mid-split falls back at the same pinned revision ---
+
+FAILURES = ["TooBigContentError", "5xx", "short"]
+FALLBACK_ID = "example-org/fallback"
+
+
+def jsonl(rows: list[dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps(row).encode() + b"\n" for row in rows)
+
+
+def fallback_dataset(parquet: bool, rows: list[dict[str, Any]] | None = None) -> FakeDataset:
+    """250 paged rows served by the viewer, the export (or not) and as a raw JSONL file."""
+    rows = rows if rows is not None else paged_rows(250)
+    return FakeDataset(
+        FALLBACK_ID,
+        splits={("default", "train"): rows},
+        features={"default": PAGED_FEATURES},
+        files={"README.md": b"# fallback\n", "data/train.jsonl": jsonl(rows)},
+        parquet=parquet,
+    )
+
+
+def fallback_request(bump: str | None = None, revision: str | None = None) -> ImportRequest:
+    source = RecipeSource(
+        kind="huggingface", dataset=FALLBACK_ID, config="default", split="train", revision=revision
+    )
+    mapping = Mapping(id_field="id", task_field="question", answer_field="answer")
+    recipe = Recipe(id="fallback", source=source, mapping=mapping)
+    return ImportRequest(spec=recipe, bump=bump) if bump else ImportRequest(spec=recipe)
+
+
+@pytest.mark.parametrize("parquet", [True, False], ids=["parquet", "raw-files"])
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_viewer_failure_mid_split_falls_back_and_reads_the_same_rows(
+    hub: HfHub, hf_server: HfServer, failure: str, parquet: bool
+) -> None:
+    ds = hf_server.add(fallback_dataset(parquet))
+    ds.rows_fail_from, ds.rows_failure = 100, failure
+    source = HfViewerSource(
+        dataclasses.replace(hub, max_attempts=2), FALLBACK_ID, "default", "train"
+    )
+    got: list[tuple[int, dict[str, Any]]] = []
+    if parquet:
+        got = list(source.rows())
+    else:
+        spec = RecipeSource(
+            kind="huggingface", dataset=FALLBACK_ID, config="default", split="train"
+        )
+        source = open_huggingface_source(dataclasses.replace(hub, max_attempts=2), spec)
+        assert isinstance(source, HfViewerSource)
+        got = list(source.rows())
+    assert got == list(enumerate(paged_rows(250), start=1))
+    assert source.ref.revision == ds.sha
+    assert rows_offsets(hf_server)[0] == 0 and max(rows_offsets(hf_server)) == 100
+    used = "/resolve/refs/convert/parquet/" if parquet else f"/resolve/{ds.sha}/data/train.jsonl"
+    assert [r for r in hf_server.requests if used in r.path]
+    notes = " ".join(source.notes)
+    assert "row 101" in notes and ("Parquet export" if parquet else "raw files") in notes
+    assert ds.sha[:12] in notes
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_a_lagging_viewer_failing_mid_split_falls_back_to_its_own_commit_not_main(
+    hub: HfHub, hf_server: HfServer, failure: str
+) -> None:
+    old = paged_rows(250)
+    new = [{**row, "answer": row["answer"] + "!"} for row in old]
+    ds = hf_server.add(fallback_dataset(parquet=False, rows=old))
+    old_sha = fake_sha("old commit")
+    ds.history = {old_sha: dict(ds.files)}
+    ds.files = {"README.md": b"# fallback\n", "data/train.jsonl": jsonl(new)}
+    ds.viewer_sha = old_sha  # the viewer has not caught up with main yet
+    ds.rows_fail_from, ds.rows_failure = 200, failure
+    spec = RecipeSource(kind="huggingface", dataset=FALLBACK_ID, config="default", split="train")
+    source = open_huggingface_source(dataclasses.replace(hub, max_attempts=2), spec)
+    assert [row for _, row in source.rows()] == old
+    assert source.ref.revision == old_sha
+    assert not hf_server.calls(f"/resolve/{ds.sha}/data/train.jsonl")
+
+
+def test_every_path_failing_names_each_failure(hub: HfHub, hf_server: HfServer) -> None:
+    ds = hf_server.add(fallback_dataset(parquet=False))
+    ds.files = {"README.md": b"# nothing else\n"}
+    ds.rows_fail_from, ds.rows_failure = 100, "TooBigContentError"
+    spec = RecipeSource(kind="huggingface", dataset=FALLBACK_ID, config="default", split="train")
+    source = open_huggingface_source(hub, spec)
+    with pytest.raises(UpstreamError, match=r"too big .*Parquet export.*no data file") as err:
+        list(source.rows())
+    assert "row 101" in err.value.message
+
+
+def test_an_explicit_older_revision_is_read_at_that_commit_not_main(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    old = paged_rows(250)
+    new = [{**row, "answer": row["answer"] + "!"} for row in old]
+    ds = hf_server.add(fallback_dataset(parquet=True, rows=new))
+    old_sha = fake_sha("old commit")
+    ds.history = {old_sha: {"data/train.jsonl": jsonl(old)}}
+    spec = RecipeSource(
+        kind="huggingface", dataset=FALLBACK_ID, config="default", split="train", revision=old_sha
+    )
+    source = open_huggingface_source(hub, spec)
+    assert [row for _, row in source.rows()] == old
+    assert source.ref.revision == old_sha
+    assert not hf_server.calls("/resolve/refs/convert/parquet/default/train/0000.parquet")
+    assert not hf_server.calls(f"/resolve/{ds.sha}/data/train.jsonl")
+
+
+def test_an_explicit_main_sha_is_not_read_from_a_viewer_serving_an_older_commit(
+    hub: HfHub, hf_server: HfServer
+) -> None:
+    old = paged_rows(250)
+    new = [{**row, "answer": row["answer"] + "!"} for row in old]
+    ds = hf_server.add(fallback_dataset(parquet=True, rows=old))
+    old_sha = fake_sha("old commit")
+    ds.history = {old_sha: dict(ds.files)}
+    ds.files = {"README.md": b"# fallback\n", "data/train.jsonl": jsonl(new)}
+    ds.viewer_sha = old_sha
+    for revision in (ds.sha, "main"):
+        spec = RecipeSource(
+            kind="huggingface",
+            dataset=FALLBACK_ID,
+            config="default",
+            split="train",
+            revision=revision,
+        )
+        source = open_huggingface_source(hub, spec)
+        assert [row for _, row in source.rows()] == new
+        assert source.ref.revision == ds.sha
+        assert any("raw files" in note for note in source.notes)
+
+
+@pytest.mark.parametrize("parquet", [True, False], ids=["parquet", "raw-files"])
+@pytest.mark.parametrize("failure", FAILURES)
+def test_an_import_surviving_the_viewer_equals_a_clean_import(
+    hf_ctx: Context, hf_server: HfServer, failure: str, parquet: bool
+) -> None:
+    ds = hf_server.add(fallback_dataset(parquet))
+    clean = import_benchmark(hf_ctx, fallback_request())
+    assert clean.cases == 250 and clean.notes == []
+    ds.rows_fail_from, ds.rows_failure = 100, failure
+    progress: list[ImportProgress] = []
+    again = import_benchmark(hf_ctx, fallback_request(bump="minor"), progress=progress.append)
+    assert again.identical_to == clean.version == "1.0.0"  # same cases and same produced_by
+    assert not again.created
+    versions = {v.version: v for v in list_dataset_versions(hf_ctx, "fallback")}
+    produced = versions["1.0.0"].produced_by
+    assert produced is not None and produced.source is not None
+    assert produced.source.revision == ds.sha
+    assert any("row 101" in note for note in again.notes)
+    assert progress and progress[-1].notes == again.notes
+
+
+def test_an_import_of_an_explicit_older_revision_records_that_commit(
+    hf_ctx: Context, hf_server: HfServer
+) -> None:
+    old = paged_rows(250)
+    ds = hf_server.add(fallback_dataset(parquet=True, rows=[{**r, "answer": "new"} for r in old]))
+    old_sha = fake_sha("old commit")
+    ds.history = {old_sha: {"data/train.jsonl": jsonl(old)}}
+    result = import_benchmark(hf_ctx, fallback_request(revision=old_sha))
+    assert result.cases == 250
+    versions = {v.version: v for v in list_dataset_versions(hf_ctx, "fallback")}
+    produced = versions[result.version].produced_by
+    assert produced is not None and produced.source is not None
+    assert produced.source.revision == old_sha
+    exported = b"".join(export_dataset(hf_ctx, "fallback", result.version))
+    assert exported.count(b"\n") == 250 and b'"new"' not in exported

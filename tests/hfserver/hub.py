@@ -47,9 +47,12 @@ def gate(ds: FakeDataset, token: str | None) -> Reply | None:
 
 
 def files_at(ds: FakeDataset, revision: str) -> tuple[str, dict[str, bytes]] | None:
-    """``(commit sha, files)`` at ``revision`` (``main``, the sha, or the Parquet export)."""
+    """``(commit sha, files)`` at ``revision`` (``main``, a sha of ``main`` or ``history``, or
+    the Parquet export)."""
     if revision in ("main", ds.sha):
         return ds.sha, ds.files
+    if revision in ds.history:
+        return revision, ds.history[revision]
     if revision == PARQUET_REVISION and ds.parquet:
         return fake_sha(ds.repo_id + PARQUET_REVISION), ds.parquet_files()
     return None

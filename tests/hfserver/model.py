@@ -65,6 +65,15 @@ class FakeDataset:
         truncate_over: cells whose JSON is longer than this many characters are truncated in
             ``/rows`` and ``/first-rows`` (a string prefix of the JSON, in ``truncated_cells``).
         parquet: whether the Parquet export (``refs/convert/parquet``) exists.
+        sha: the commit ``main`` points at; ``files`` are its files.
+        viewer_sha: the commit the viewer and its Parquet export were computed at (their
+            ``X-Revision``); ``sha`` when empty. A viewer lagging behind ``main`` has an older one.
+        history: older commits ``{sha: files}``, readable through ``tree`` and ``resolve`` (the
+            viewer only ever serves ``viewer_sha``).
+        rows_fail_from: ``/rows`` pages at this offset or later fail as ``rows_failure`` says,
+            every time: ``"TooBigContentError"`` (500 with that code, never retried),
+            ``"5xx"`` (500 ``UnexpectedError``, retried until the attempts run out) or
+            ``"short"`` (a 200 page with no rows, stopping short of ``num_rows_total``).
     """
 
     repo_id: str
@@ -81,12 +90,18 @@ class FakeDataset:
     truncate_over: int | None = None
     parquet: bool = True
     sha: str = ""
+    viewer_sha: str = ""
+    history: dict[str, dict[str, bytes]] = field(default_factory=dict)
+    rows_fail_from: int | None = None
+    rows_failure: str = "TooBigContentError"
     _parquet_cache: dict[tuple[str, str], bytes] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __post_init__(self) -> None:
         if not self.sha:
             self.sha = fake_sha(self.repo_id)
+        if not self.viewer_sha:
+            self.viewer_sha = self.sha
         if self.gated is True:
             self.gated = "auto"
 

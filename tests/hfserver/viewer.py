@@ -59,7 +59,7 @@ def handle_viewer(
         return viewer_error(501, "DatasetWithScriptNotSupportedError", SCRIPT)
     if not ds.viewer:
         return viewer_error(501, "DatasetInBlockListError", BLOCKED)
-    headers = {"X-Revision": ds.sha}
+    headers = {"X-Revision": ds.viewer_sha}
     handlers = {
         "splits": splits_reply,
         "rows": rows_reply,
@@ -136,6 +136,11 @@ def rows_reply(ds: FakeDataset, query: dict[str, str], route: str) -> Reply:
         )
     if route == "first-rows":
         offset, length = 0, MAX_LENGTH
+    elif ds.rows_fail_from is not None and offset >= ds.rows_fail_from:
+        broken = _broken_page(ds)
+        if broken is not None:
+            return broken
+        length = 0  # "short": the page stops before num_rows_total
     rows = ds.splits[key]
     count = min(length, ds.page_size, ds.short_pages.get(offset, length))
     page = []
@@ -149,6 +154,19 @@ def rows_reply(ds: FakeDataset, query: dict[str, str], route: str) -> Reply:
     else:
         body.update(num_rows_total=len(rows), num_rows_per_page=MAX_LENGTH, partial=False)
     return json_reply(body)
+
+
+TOO_BIG = "Rows from parquet row groups are too big to be read: 538.70 MiB (max=286.10 MiB)"
+
+
+def _broken_page(ds: FakeDataset) -> Reply | None:
+    """The persistent failure of a page at or after ``rows_fail_from`` (None: a short page)."""
+    if ds.rows_failure == "TooBigContentError":
+        return viewer_error(500, "TooBigContentError", TOO_BIG)
+    if ds.rows_failure == "5xx":
+        return viewer_error(500, "UnexpectedError", "Unexpected error.")
+    assert ds.rows_failure == "short", ds.rows_failure
+    return None
 
 
 def _fault_reply(status: int) -> Reply:
@@ -255,5 +273,5 @@ def parquet_reply(ds: FakeDataset, query: dict[str, str], hub_url: str) -> Reply
     if config is not None:
         body["features"] = ds.config_features(config)
     reply = json_reply(body)
-    reply.headers["X-Revision"] = ds.sha
+    reply.headers["X-Revision"] = ds.viewer_sha
     return reply

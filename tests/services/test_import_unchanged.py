@@ -89,3 +89,18 @@ def test_http_and_mcp_report_the_identical_version(server_url: str, ctx: Context
         assert result.is_error is False, result.content
         assert result.structured_content["identical_to"] == "1.0.0"
     assert _versions(ctx) == ["1.0.0"]
+
+
+def test_plan_version_names_what_an_import_would_register(ctx: Context) -> None:
+    request = svc.parse_import_request(_req(bump="minor"))
+    assert svc.plan_version(ctx, request, "rows") == {
+        "latest": None,
+        "version": "1.0.0",
+        "bumps": {},
+    }
+    svc.import_benchmark(ctx, svc.parse_import_request(_req()))
+    assert svc.plan_version(ctx, request, "rows") == {
+        "latest": "1.0.0",
+        "version": "1.0.0",
+        "bumps": {"patch": "1.0.1", "minor": "1.1.0", "major": "2.0.0"},
+    }

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.hfserver.catalog import GATED_ID, GSM8K_ID, defaults, viewerless
+from tests.hfserver.catalog import GATED_ID, GSM8K_ID, PAGED_ID, defaults, viewerless
 from tests.hfserver.server import HfServer
 from tests.web.conftest import Server, log_in, serve, shot
 
@@ -131,3 +131,45 @@ def test_a_dataset_the_viewer_does_not_serve_is_imported_from_a_picked_file(
     assert "data/test.jsonl" in page.locator(".lineage").inner_text()
     page.goto("/datasets/raw-jsonl/cases/r3")
     assert "Spell 3 in words." in page.locator("main").inner_text()
+
+
+def _pick_paged_test_split(page: Any) -> None:
+    """The 3-row ``default/test`` split of the paged dataset, question → task, answer → answer."""
+    _search(page, "paged")
+    page.click(f'.hf-hit[data-dataset="{PAGED_ID}"]')
+    page.wait_for_selector('button.col-role[data-field="question"]')
+    page.select_option("#hf-split", label="default / test")
+    expect(page.locator("#preview-table tbody tr")).to_have_count(3, timeout=30_000)
+    page.click('button.col-role[data-field="question"]')
+    page.click('button.col-role[data-field="answer"]')
+    page.click('button.col-role[data-field="answer"]')
+    assert (_role(page, "question"), _role(page, "answer")) == ("task", "answer")
+    page.fill("#dataset-id", "plan-bench")
+
+
+def test_the_wizard_shows_the_version_import_will_register_and_an_identical_reimport(
+    new_page: Any, server: Server
+) -> None:
+    page = new_page()
+    log_in(page, "admin@example.org")
+    _pick_paged_test_split(page)
+    plan = page.locator("[data-testid=version-plan]")
+    expect(plan).to_have_text("Will register plan-bench@1.0.0.", timeout=30_000)
+    page.click("#import-btn")
+    page.wait_for_url(re.compile(r"/datasets/plan-bench\?v=1\.0\.0$"), timeout=60_000)
+
+    _pick_paged_test_split(page)
+    expect(page.locator("#version-pick")).to_be_visible(timeout=30_000)
+    expect(plan).to_have_text(
+        "Will register plan-bench@1.0.1 — or nothing, if the content is identical to "
+        "plan-bench@1.0.0."
+    )
+    page.check('input[name="bump"][value="minor"]')
+    expect(plan).to_contain_text("Will register plan-bench@1.1.0 ")
+    shot(page, server, "import-version-plan")
+    page.click("#import-btn")
+    page.wait_for_selector("#progress[data-done=true]", timeout=60_000)
+    expect(page.locator("#progress-text")).to_contain_text(
+        "identical to plan-bench@1.0.0 (3 cases) — nothing to import"
+    )
+    page.wait_for_url(re.compile(r"/datasets/plan-bench\?v=1\.0\.0$"))

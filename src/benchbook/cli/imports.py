@@ -16,6 +16,7 @@ from benchbook.cli.app import (
     cell,
     console,
     emit_json,
+    err_console,
     handle_errors,
     local_context,
     print_outcome,
@@ -74,6 +75,8 @@ def import_(
     state = "registered" if result.created else "revived" if result.revived else "unchanged"
     if result.identical_to is not None:
         state = "unchanged, identical to"
+    for note in result.notes:  # how the source was read, e.g. a Hugging Face fallback
+        err_console.print(f"note: {escape(note)}")
     print_outcome(state, result.id, result.version, result.cases)
 
 

@@ -80,11 +80,16 @@ class PreviewResult(BaseModel):
 
 
 class ImportProgress(BaseModel):
-    """Progress of an import job: rows read from the source, cases built, total if known."""
+    """Progress of an import job: rows read from the source, cases built, total if known.
+
+    ``notes`` says how the source is being read when it is not the plain way, e.g. a Hugging Face
+    split whose viewer failed mid-split and is read from its Parquet export at the same commit.
+    """
 
     rows_read: int
     cases_built: int
     total: int | None = None
+    notes: list[str] = Field(default_factory=list)
 
 
 class ImportResult(BaseModel):
@@ -92,6 +97,8 @@ class ImportResult(BaseModel):
 
     ``identical_to`` is set when a ``bump`` found nothing new: the rows and metadata equal the
     latest version, which is returned (``version``) and no version is registered.
+    ``notes`` is the source's read log (see ``ImportProgress.notes``), empty when nothing unusual
+    happened.
     """
 
     workspace: str
@@ -102,6 +109,7 @@ class ImportResult(BaseModel):
     revived: bool = False
     content_hash: str
     identical_to: str | None = None
+    notes: list[str] = Field(default_factory=list)
 
 
 class BenchmarkInfo(BaseModel):

@@ -233,6 +233,27 @@ def _target_version(
     return pick_latest(existing) or "1.0.0", None
 
 
+def plan_version(ctx: Context, request: ImportRequest, dataset_id: str) -> dict[str, Any]:
+    """What importing ``request`` as ``dataset_id`` would register, without reading the source
+    (the import wizard shows it before Import).
+
+    Returns:
+        ``{"latest": <latest live version or None>, "version": <registered without a bump>,
+        "bumps": {"patch" | "minor" | "major": <registered with that bump>}}`` (``bumps`` empty
+        when the dataset has no version yet). A bump whose cases and metadata equal ``latest``
+        registers nothing; that is known only once the source is read (``identical_to``).
+    """
+    ctx.require("datasets:read")
+    workspace = ctx.target_workspace(request.shared)
+    with ctx.engine.connect() as conn:
+        existing = [v.version for v in repo.live_versions(conn, workspace, dataset_id)]
+    latest = pick_latest(existing)
+    bumps: dict[str, str] = {}
+    if existing:
+        bumps = {b: bump_version(existing, b) for b in ("patch", "minor", "major")}
+    return {"latest": latest, "version": request.version or latest or "1.0.0", "bumps": bumps}
+
+
 def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict[str, Any]:
     recipe = plan.recipe
     provenance = Provenance(
@@ -279,7 +300,12 @@ class _Counter:
         if self.progress is not None:
             self.reported_at = time.monotonic()
             self.progress(
-                ImportProgress(rows_read=self.rows, cases_built=self.cases, total=self.total)
+                ImportProgress(
+                    rows_read=self.rows,
+                    cases_built=self.cases,
+                    total=self.total,
+                    notes=source_notes(self.source),
+                )
             )
 
     def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
@@ -352,4 +378,10 @@ def import_benchmark(
         revived=result.revived,
         content_hash=result.content_hash,
         identical_to=result.version if result.version != version else None,
+        notes=source_notes(source),
     )
+
+
+def source_notes(source: RowSource) -> list[str]:
+    """How the source was read when not the plain way (a Hugging Face fallback), in order."""
+    return list(getattr(source, "notes", None) or [])

@@ -68,6 +68,9 @@ def _view(row: repo.JobRow) -> ImportJob:
     latest = live.progress if live is not None and row.state == "running" else None
     if latest is not None and latest.rows_read >= progress.rows_read:
         progress = latest
+    result = ImportResult.model_validate_json(row.result) if row.result else None
+    if result is not None and result.notes and not progress.notes:
+        progress = progress.model_copy(update={"notes": result.notes})  # the source's read log
     return ImportJob(
         id=row.id,
         workspace=row.workspace,
@@ -75,7 +78,7 @@ def _view(row: repo.JobRow) -> ImportJob:
         request=orjson.loads(row.request),
         file_name=row.file_name,
         progress=progress,
-        result=ImportResult.model_validate_json(row.result) if row.result else None,
+        result=result,
         error=JobError.model_validate_json(row.error) if row.error else None,
         cancel_requested=row.cancel_requested or (live is not None and live.cancel.is_set()),
         created_by=row.created_by,

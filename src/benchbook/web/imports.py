@@ -5,7 +5,8 @@ and column roles and sends it with an optional ``upload_id``:
 
 - ``POST /import/uploads`` (multipart ``file``) → ``{upload_id, name, size_bytes}``
 - ``POST /import/preview`` ``{request, upload_id?}`` → ``preview_benchmark_source`` plus the
-  target's ``existing_versions`` (the version picker shows only when there are some)
+  target's ``existing_versions`` (the version picker shows only when there are some) and its
+  ``version_plan`` (``services.imports.plan_version``: the version Import will register)
 - ``POST /import/jobs`` ``{request, upload_id?}`` → ``{job_id}`` (``services.jobs.start_import``);
   ``GET /import/jobs/{id}`` → the ``ImportJob`` (state, progress, then result or error).
 
@@ -100,6 +101,13 @@ def _existing_versions(ctx: Context, dataset_id: str) -> list[str]:
         return []
 
 
+def _version_plan(ctx: Context, req: ImportRequest, target: str) -> dict[str, Any] | None:
+    try:
+        return imports.plan_version(ctx, req, target)
+    except BenchbookError:
+        return None
+
+
 @calls.post("/import/uploads", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def upload(request: Request, page: PageDep) -> Response:
     """Save an uploaded file for preview and import; returns its upload id."""
@@ -143,6 +151,7 @@ def _preview(page: Page, req: ImportRequest, upload_id: str | None) -> dict[str,
     out: dict[str, Any] = result.model_dump(mode="json")
     out["existing_versions"] = _existing_versions(page.ctx, target) if target else []
     out["dataset_id"] = target
+    out["version_plan"] = _version_plan(page.ctx, req, target) if target else None
     return out
 
 

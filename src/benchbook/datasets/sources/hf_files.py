@@ -9,7 +9,8 @@ to ``FileSource`` (``datasets/sources/files.py``). A file named like a shard
 (``train-00000-of-00003.parquet``) brings its sibling shards, read in order.
 
 ``open_huggingface_source`` is what the importer calls: the viewer when it serves the split at
-the requested revision, else the raw files.
+the requested revision (falling back to the Parquet export and these files at the same commit
+when it fails mid-split), else the raw files at that revision.
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ class HfFileSource:
     Attributes:
         ref: ``SourceRef(kind="huggingface", dataset, config, split, file, revision=<sha>,
             sha256=<file sha256 when one file>)``. total: the row count when known (Parquet).
+        notes: why these files are read rather than the viewer's rows (set by the caller).
 
     Raises:
         NotFound: unknown dataset, revision or file. UpstreamError: unreachable, gated.
@@ -138,6 +140,7 @@ class HfFileSource:
         ]
         totals = [f.total for f in self.files]
         self.total: int | None = None if None in totals else sum(t or 0 for t in totals)
+        self.notes: list[str] = []
         label = chosen[0] if len(chosen) == 1 else f"{chosen[0]} (+{len(chosen) - 1} shards)"
         self.ref = SourceRef(
             kind="huggingface",
@@ -181,8 +184,11 @@ def open_huggingface_source(
 ) -> RowSource:
     """The rows a ``huggingface`` recipe source names.
 
-    A named ``file``, or a ``revision`` other than the latest commit, reads raw files; otherwise
-    the viewer, falling back to the raw files when it does not serve the dataset.
+    A named ``file`` reads that file. Otherwise the viewer (``HfViewerSource``, which falls back
+    to the Parquet export and then the raw files at the same commit when it fails mid-split);
+    when the viewer does not serve the dataset, or serves another commit than an explicit
+    ``revision``, the raw files at that revision — never ``main`` in its place. The reason is
+    the source's first ``notes`` entry.
 
     Raises:
         InvalidInput: no dataset named, ambiguous config/split, loading-script dataset.
@@ -205,19 +211,21 @@ def open_huggingface_source(
             source.json_key,
         )
 
-    if source.file or (
-        source.revision and source.revision != "main" and not _is_latest(hub, source)
-    ):
+    if source.file:
         return files()
+    if source.revision:  # an unknown revision is NotFound before anything else is asked
+        with hub.client() as client:
+            repo_info(hub, client, dataset, source.revision)
     try:
         config, split = _pick_split(hub, source)
-        return HfViewerSource(hub, dataset, config, split, parquet_min_rows)
-    except ViewerUnavailable:
-        return files()
 
+        def files_at(sha: str) -> HfFileSource:
+            return HfFileSource(hub, dataset, sha, None, config, split, None, source.json_key)
 
-def _is_latest(hub: HfHub, source: RecipeSource) -> bool:
-    """Whether ``source.revision`` is the commit ``main`` points at (the viewer's revision)."""
-    with hub.client() as client:
-        latest = repo_info(hub, client, str(source.dataset)).sha
-        return repo_info(hub, client, str(source.dataset), str(source.revision)).sha == latest
+        return HfViewerSource(
+            hub, dataset, config, split, parquet_min_rows, source.revision, files_at
+        )
+    except ViewerUnavailable as exc:
+        raw = files()
+        raw.notes.append(f"{exc.message}; reading the raw files at commit {raw.ref.revision}")
+        return raw

@@ -5,7 +5,7 @@
   const ROLES = ["task", "id", "answer"];
   const $ = (id) => document.getElementById(id);
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
-  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], timer: null,
+  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], plan: null, planId: "", timer: null,
     hf: { dataset: null, gated: false, refused: false, splits: [], files: [], revision: null } };
   const hasToken = () => document.getElementById("wizard").dataset.hasToken === "yes";
 
@@ -156,6 +156,8 @@
     state.rows = data.rows;
     state.guess = data.mapping_guess || {};
     state.existing = data.existing_versions || [];
+    state.plan = data.version_plan || null;
+    state.planId = data.dataset_id || datasetId();
     const noTask = state.kind !== "catalog" && !state.roles.task && !$("adv-template").value.trim();
     const assertion = $("assertion");
     assertion.textContent = noTask ? "Choose the task column: click a column header until it says “task”." : data.assertion;
@@ -167,6 +169,7 @@
     $("import-btn").disabled = noTask; // a blank task is not a case: choose one first
     $("version-pick").hidden = state.existing.length === 0;
     $("existing").textContent = state.existing.length ? `(existing: ${state.existing.join(", ")})` : "";
+    renderPlan();
     const hint = ROLES.filter((r) => state.guess[r + "_field"]).map((r) => `${r} = ${state.guess[r + "_field"]}`);
     $("suggestion").hidden = state.kind === "catalog" || hint.length === 0;
     $("suggestion").querySelector("span").textContent = "Suggested: " + hint.join(", ") + ".";
@@ -174,6 +177,22 @@
     $("import-step").hidden = false;
     if (!$("dataset-id").value) $("dataset-id").placeholder = datasetId();
     renderTable();
+  }
+
+  // The version Import will register, from the chosen bump and the existing versions. Whether
+  // the content equals the latest version is only known once the source is read: the result
+  // then says "identical to …" and nothing is registered.
+  function renderPlan() {
+    const plan = state.plan;
+    const id = state.planId;
+    let text = "";
+    if (plan && state.existing.length && plan.latest) {
+      const bump = document.querySelector('input[name="bump"]:checked').value;
+      text = `Will register ${id}@${plan.bumps[bump]} — or nothing, if the content is identical to ${id}@${plan.latest}.`;
+    } else if (plan) {
+      text = `Will register ${id}@${plan.version}.`;
+    }
+    $("version-plan").textContent = text;
   }
 
   async function preview() {
@@ -291,6 +310,11 @@
     const p = job.progress;
     if (p.total) { bar.max = p.total; bar.value = Math.min(p.rows_read, p.total); }
     $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}` : "");
+    // How the source was read when not the plain way (e.g. the viewer failed mid-split and the
+    // rest came from the Parquet export at the same commit).
+    const notes = (job.result && job.result.notes) || p.notes || [];
+    $("import-notes").replaceChildren(...notes.map((n) => { const li = document.createElement("li"); li.textContent = n; return li; }));
+    $("import-notes").hidden = notes.length === 0;
     if (job.state === "queued" || job.state === "running") { setTimeout(() => poll(jobId), 250); return; }
     if (job.state !== "succeeded") {
       bar.value = 0;
@@ -303,7 +327,7 @@
     bar.dataset.done = "true";
     const r = job.result;
     $("progress-text").textContent = r.identical_to
-      ? `Unchanged: identical to ${r.id}@${r.identical_to} (${r.cases.toLocaleString()} cases); no new version registered.`
+      ? `Unchanged: identical to ${r.id}@${r.identical_to} (${r.cases.toLocaleString()} cases) — nothing to import; no new version registered.`
       : `Imported ${r.cases.toLocaleString()} cases as ${r.id}@${r.version}${r.created ? "" : " (unchanged)"}.`;
     setTimeout(() => { window.location.href = `/datasets/${encodeURIComponent(r.id)}?v=${encodeURIComponent(r.version)}`; }, 700);
   }
@@ -352,6 +376,7 @@
     for (const id of ["adv-env", "adv-git", "adv-ref", "adv-start-url", "adv-template", "adv-image", "adv-target", "adv-os", "dataset-id"]) {
       $(id).addEventListener("input", schedulePreview);
     }
+    for (const radio of document.querySelectorAll('input[name="bump"]')) radio.addEventListener("change", renderPlan);
     $("import-btn").addEventListener("click", startImport);
   });
 })();
