@@ -13,12 +13,12 @@ import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
-from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets
 from benchbook.services.controls import may_delete_dataset_version
 from benchbook.services.datasets import OwnerFilter, SortKey
+from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import dataset_url, people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_list, form_text

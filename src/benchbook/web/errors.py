@@ -18,12 +18,11 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from benchbook.api.errors import envelope
-from benchbook.errors import BenchbookError
+from benchbook.errors import BenchbookError, Unauthenticated
 from benchbook.web.render import render
 from benchbook.web.session import LoginRequired, Page, login_url, page_caller
 
@@ -167,6 +166,6 @@ class JsonRoute(APIRoute):
             try:
                 return await handler(request)
             except LoginRequired:
-                return envelope(401, "unauthenticated", "log in again")  # type: ignore[no-any-return]
+                return JSONResponse(Unauthenticated("log in again").to_dict(), status_code=401)
 
         return json_handler

@@ -24,12 +24,12 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.imports import ImportRequest
 from benchbook.errors import BenchbookError, InvalidInput
 from benchbook.services import datasets, imports, jobs, secrets
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
+from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.jobs import UPLOADS, Upload, owner_of
 from benchbook.web.render import render
