@@ -18,10 +18,17 @@ from fastapi import Depends, Request
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
+from benchbook.contracts.registry import VersionInfo
 from benchbook.errors import Unauthenticated
 from benchbook.services.auth import csrf_token
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, local_admin_context
+from benchbook.services.controls import (
+    Controls,
+    controls,
+    may_delete_comment,
+    may_write_dataset_version,
+)
 from benchbook.settings import Settings
 from benchbook.transports.auth import (
     CSRF_HEADER,
@@ -53,9 +60,19 @@ class Page:
     session: str | None
     csrf: str
 
-    def can(self, action: str) -> bool:
-        """True when the caller's role grants ``action`` (for showing buttons only)."""
-        return self.ctx.allows(action)
+    @property
+    def may(self) -> Controls:
+        """What the services let the caller start (``services.controls``), for showing
+        controls only; the operations decide again."""
+        return controls(self.ctx)
+
+    def may_write_version(self, version: VersionInfo) -> bool:
+        """The service's answer: may the caller tag ``version`` or add a version beside it."""
+        return may_write_dataset_version(self.ctx, version)
+
+    def may_delete_comment(self, author: str) -> bool:
+        """The service's answer: may the caller delete a comment by ``author``."""
+        return may_delete_comment(self.ctx, author)
 
     @property
     def user_id(self) -> str:
