@@ -1,7 +1,8 @@
 """One translation of errors into the HTTP envelope ``{code, message, details}``.
 
-- ``BenchbookError`` → its ``http_status`` (400/401/403/404/409/413/429/502) and ``to_dict()``;
-  a 429 also carries ``Retry-After`` (seconds).
+- ``BenchbookError`` → its ``http_status`` (400/401/403/404/409/413/429/502/503) and
+  ``to_dict()``; a 429 and a 503 (the SQLite writer stayed busy) also carry ``Retry-After``
+  (seconds).
 - FastAPI's ``RequestValidationError`` (query, path or body shape) → 400 ``invalid_input`` with
   ``details.errors = [{path, message}]``; paths are dotted, e.g. ``query.limit``.
 - Starlette HTTP errors (unknown route 404, wrong method 405) → the same envelope.
@@ -19,7 +20,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from benchbook.errors import BenchbookError, TooManyRequests
+from benchbook.errors import BenchbookError, TooManyRequests, Unavailable
 
 log = logging.getLogger("benchbook.api")
 
@@ -34,6 +35,7 @@ HTTP_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "too_many_requests",
+    503: "unavailable",
 }
 
 
@@ -70,7 +72,7 @@ def validation_issues(exc: RequestValidationError) -> list[dict[str, str]]:
 async def _benchbook_error(_request: Request, exc: Exception) -> Any:
     assert isinstance(exc, BenchbookError)
     response = envelope(exc.http_status, exc.code, exc.message, exc.details)
-    if isinstance(exc, TooManyRequests):
+    if isinstance(exc, TooManyRequests | Unavailable):
         response.headers["Retry-After"] = str(exc.retry_after_s)
     return response
 

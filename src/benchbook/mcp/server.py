@@ -50,7 +50,7 @@ INSTRUCTIONS = (
     "immutable: to change cases, register a NEW version of the same id (validate_dataset shows "
     "the existing versions). Errors come back as '<code>: <message>' with code one of "
     "invalid_input, unauthenticated, forbidden, not_found, conflict, payload_too_large, "
-    "upstream_error."
+    "upstream_error, unavailable (retry after details.retry_after_s)."
 )
 
 

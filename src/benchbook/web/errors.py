@@ -22,7 +22,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from benchbook.errors import BenchbookError, Unauthenticated
+from benchbook.errors import BenchbookError, TooManyRequests, Unauthenticated, Unavailable
 from benchbook.web.render import render
 from benchbook.web.session import LoginRequired, Page, login_url, page_caller
 
@@ -86,7 +86,10 @@ class PageRoute(APIRoute):
             except LoginRequired as exc:
                 return RedirectResponse(login_url(exc.next_url), status_code=303)
             except BenchbookError as exc:
-                return error_page(request, exc.http_status, exc.message, exc.details)
+                page = error_page(request, exc.http_status, exc.message, exc.details)
+                if isinstance(exc, TooManyRequests | Unavailable):
+                    page.headers["Retry-After"] = str(exc.retry_after_s)
+                return page
             except RequestValidationError as exc:
                 return invalid_request_page(request, exc)
 
