@@ -129,6 +129,7 @@ def test_a_wrong_method_on_a_page_is_an_html_405_page(client: TestClient) -> Non
     response = client.put("/datasets")
     assert response.status_code == 405
     assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["Allow"] == "GET"
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,8 @@
   (seconds).
 - FastAPI's ``RequestValidationError`` (query, path or body shape) → 400 ``invalid_input`` with
   ``details.errors = [{path, message}]``; paths are dotted, e.g. ``query.limit``.
-- Starlette HTTP errors (unknown route 404, wrong method 405) → the same envelope.
+- Starlette HTTP errors (unknown route 404, wrong method 405) → the same envelope, keeping
+  their headers (a 405's ``Allow``).
 - Anything else → 500 ``internal_error`` without internals (logged server-side).
 """
 
@@ -21,6 +22,7 @@ from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from benchbook.errors import BenchbookError, TooManyRequests, Unavailable
+from benchbook.transports.methods import allowed_methods
 
 log = logging.getLogger("benchbook.api")
 
@@ -96,7 +98,11 @@ async def _http_error(request: Request, exc: Exception) -> Any:
     message = str(exc.detail)
     if exc.status_code == 404 and message == "Not Found":
         message = f"no route for {request.method} {request.url.path}"
-    return envelope(exc.status_code, code, message)
+    response = envelope(exc.status_code, code, message)
+    response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = allowed_methods(request)
+    return response
 
 
 async def _unexpected(request: Request, exc: Exception) -> Any:

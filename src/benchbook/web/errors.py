@@ -23,6 +23,7 @@ from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from benchbook.errors import BenchbookError, TooManyRequests, Unauthenticated, Unavailable
+from benchbook.transports.methods import allowed_methods
 from benchbook.web.render import render
 from benchbook.web.session import LoginRequired, Page, login_url, page_caller
 
@@ -146,7 +147,11 @@ def install_page_errors(app: FastAPI) -> None:
             message = f"There is no page at {request.url.path}."
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}."
-        return error_page(request, exc.status_code, message)
+        page = error_page(request, exc.status_code, message)
+        page.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            page.headers["Allow"] = allowed_methods(request)
+        return page
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         if not wants_page(request):
