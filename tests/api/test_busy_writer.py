@@ -8,6 +8,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from fastapi.testclient import TestClient
 from benchbook.app import create_app
 from benchbook.errors import Unavailable
 from benchbook.services import accounts, comments, datasets
+from benchbook.services.auth import authenticate_password, start_session
 from benchbook.services.context import local_admin_context, open_engine
 from benchbook.settings import Settings
 
@@ -104,3 +106,18 @@ def test_the_service_raises_unavailable_not_operational_error(settings_busy: Set
         comments.create_comment(admin, "dataset", "x", "hello")
     assert caught.value.retry_after_s >= 1
     engine.dispose()
+
+
+def test_an_expired_session_is_401_at_once_while_the_writer_is_held(
+    client: TestClient, settings_busy: Settings
+) -> None:
+    engine = client.app.state.engine  # type: ignore[attr-defined]
+    ada = authenticate_password(engine, "ada@example.org", PASSWORD)
+    token = start_session(engine, ada, ttl=timedelta(seconds=-1))
+    client.cookies.set("benchbook_session", token)
+    with writer_held(settings_busy):
+        started = time.monotonic()
+        answer = client.get("/api/me")
+        elapsed = time.monotonic() - started
+    assert answer.status_code == 401, answer.text
+    assert elapsed < 0.3, f"an expired session waited {elapsed:.1f} s for the writer"
