@@ -18,7 +18,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.contracts import Case, Dataset
 from benchbook.contracts.dataset import PromptEnv
 from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex

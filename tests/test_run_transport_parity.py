@@ -23,7 +23,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.contracts.run import StartRunRequest
 from benchbook.services import accounts, harnesses, run_execution, runs, scorecards
 from benchbook.services import datasets as ds

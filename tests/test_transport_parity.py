@@ -20,7 +20,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.errors import NotFound
 from benchbook.services import accounts
 from benchbook.services import datasets as svc

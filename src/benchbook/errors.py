@@ -58,6 +58,19 @@ class TooManyRequests(BenchbookError):
         return int(self.details.get("retry_after_s", 1))
 
 
+class Unavailable(BenchbookError):
+    """The server cannot take this write now (SQLite's single writer is held, e.g. by a long
+    import); ``details.retry_after_s`` says when to try again. Nothing was written."""
+
+    code = "unavailable"
+    http_status = 503
+
+    @property
+    def retry_after_s(self) -> int:
+        """Whole seconds to wait (the HTTP ``Retry-After`` value)."""
+        return int(self.details.get("retry_after_s", 1))
+
+
 class Forbidden(BenchbookError):
     """The principal may not perform the action."""
 

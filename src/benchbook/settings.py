@@ -44,6 +44,9 @@ class Settings(BaseSettings):
         trace_file_bytes: traces larger than this (uncompressed JSON bytes) are kept as files
             under ``home/traces`` (default 1 MiB).
         run_worker: whether ``benchbook serve`` executes queued runs in the background.
+        sqlite_busy_timeout_s: how long an SQLite write waits for another writer (a long
+            import) before it is refused as 503 ``unavailable`` with ``Retry-After``; reads
+            never wait (WAL).
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -62,6 +65,7 @@ class Settings(BaseSettings):
     login_failures_per_account: int = 5
     login_failures_per_address: int = 20
     login_window_s: int = 300
+    sqlite_busy_timeout_s: float = Field(default=30.0, gt=0)
     hf_endpoint: str = Field(
         default="https://huggingface.co",
         validation_alias=AliasChoices("HF_ENDPOINT", "BENCHBOOK_HF_ENDPOINT"),

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.settings import Settings
 
 

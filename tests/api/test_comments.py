@@ -145,7 +145,7 @@ def test_a_session_cookie_comments_only_with_its_csrf_token(
 def test_other_json_routes_get_the_default_limit_but_dataset_uploads_are_streamed_past_it(
     client: TestClient, ctx: Context
 ) -> None:
-    from benchbook.api.limits import DEFAULT_JSON_BODY_BYTES
+    from benchbook.transports.limits import DEFAULT_JSON_BODY_BYTES
     from tests.api.conftest import dataset_body
 
     register(ctx)

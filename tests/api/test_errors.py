@@ -121,6 +121,14 @@ def test_unknown_routes_and_methods_use_the_envelope(client: TestClient) -> None
     assert_envelope(client.patch("/api/datasets"), 405, "method_not_allowed")
 
 
+def test_a_405_names_the_allowed_methods_in_allow(client: TestClient) -> None:
+    """RFC 9110 §15.5.6: a 405 MUST carry ``Allow`` (found by schemathesis, issue 9 item 11)."""
+    wrong = client.patch("/api/datasets")
+    assert wrong.status_code == 405
+    assert {"GET", "POST"} <= {m.strip() for m in wrong.headers["Allow"].split(",")}
+    assert client.delete("/api/health").headers["Allow"] == "GET"
+
+
 def test_bad_query_parameters_are_400_with_paths(client: TestClient) -> None:
     body = assert_envelope(client.get("/api/datasets?limit=0&sort=size"), 400, "invalid_input")
     paths = sorted(e["path"] for e in body["details"]["errors"])

@@ -28,7 +28,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.services import accounts
 from benchbook.services.context import local_admin_context, open_engine
 from benchbook.services.keys import create_api_key

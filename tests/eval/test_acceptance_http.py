@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.services.context import Context
 from benchbook.services.run_execution import RunWorker
 from tests.eval.test_runs import arithmetic, python_harness, rctx  # noqa: F401 (fixture)

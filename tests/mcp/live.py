@@ -19,7 +19,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.settings import Settings
 
 

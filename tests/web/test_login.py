@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.services import accounts
 from benchbook.services.context import Context
 from benchbook.settings import Settings

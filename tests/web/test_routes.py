@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import Engine
 
-from benchbook.api.app import create_app
+from benchbook.app import create_app
 from benchbook.services import datasets
 from benchbook.services.context import Context
 from benchbook.settings import Settings
@@ -129,6 +129,7 @@ def test_a_wrong_method_on_a_page_is_an_html_405_page(client: TestClient) -> Non
     response = client.put("/datasets")
     assert response.status_code == 405
     assert response.headers["content-type"].startswith("text/html")
+    assert response.headers["Allow"] == "GET"
 
 
 @pytest.mark.parametrize(

@@ -10,13 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
-from benchbook.api.deps import (
-    SESSION_COOKIE,
-    ContextDep,
-    app_engine,
-    app_settings,
-    login_throttle,
-)
+from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.services.auth import (
     SESSION_TTL,
@@ -26,6 +20,7 @@ from benchbook.services.auth import (
     start_session,
 )
 from benchbook.services.context import Principal
+from benchbook.transports.auth import SESSION_COOKIE, app_engine, app_settings, login_throttle
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 

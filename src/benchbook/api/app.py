@@ -1,4 +1,5 @@
-"""The FastAPI application: ``create_app(settings)`` wires engine, errors and routers.
+"""The HTTP API on the app ``benchbook.app.create_app`` composes: :func:`install_api` adds the
+error envelope, the routers and the OpenAPI document.
 
 OpenAPI lives at ``/api/openapi.json`` and interactive docs at ``/api/docs``. Every route's
 ``operationId`` is the name of the service operation it exposes (``services.registry``).
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
@@ -27,16 +28,9 @@ from benchbook.api import (
     runs,
     secrets,
 )
-from benchbook.api.deps import request_text
 from benchbook.api.errors import install_error_handlers
-from benchbook.api.limits import BodyLimits
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
-from benchbook.mcp.server import mount_mcp
-from benchbook.services.context import open_engine
-from benchbook.services.throttle import LoginThrottle
-from benchbook.settings import Settings, get_settings
-from benchbook.web import mount_web
 
 
 class Health(BaseModel):
@@ -83,27 +77,10 @@ def _drop_422(schema: dict[str, Any]) -> None:
     }
 
 
-def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
-    """Build the HTTP API.
-
-    Args:
-        settings: configuration (default: from the environment).
-        engine: an already-migrated engine to use (tests); default opens the configured
-            database and migrates it to head.
-    """
-    settings = settings or get_settings()
-    app = FastAPI(
-        title="Benchbook",
-        version=benchbook.__version__,
-        summary="Versioned evaluation datasets and the evaluations run on them.",
-        openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
-        redoc_url=None,
-        dependencies=[Depends(request_text)],
-    )
-    app.state.settings = settings
-    app.state.engine = engine if engine is not None else open_engine(settings)
-    app.state.login_throttle = LoginThrottle.from_settings(settings)
+def install_api(app: FastAPI) -> None:
+    """Add the HTTP API to ``app`` (built by ``benchbook.app.create_app``, which set
+    ``app.state.engine`` and ``app.state.settings``): its error envelope, the routers of every
+    noun, ``/api/health`` and the OpenAPI document with the raw-body models."""
     install_error_handlers(app)
     app.include_router(datasets.router)
     app.include_router(hf.router)
@@ -115,8 +92,6 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.include_router(accounts.router)
     for router in (comments.router, secrets.router, keys.router, members.router):
         app.include_router(router)
-    app.add_middleware(BodyLimits)
-    mount_web(app)
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])
     def health(request: Request) -> Health:
@@ -125,5 +100,3 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         return Health(status="ok", version=benchbook.__version__, database=eng.dialect.name)
 
     app.openapi = lambda: _openapi_with_bodies(app)  # type: ignore[method-assign]
-    mount_mcp(app)  # MCP over streamable HTTP at /mcp, run by the app's lifespan
-    return app

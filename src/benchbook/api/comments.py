@@ -14,9 +14,9 @@ from pydantic import BaseModel, Field
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
-from benchbook.api.limits import body_limit
 from benchbook.contracts.comment import Comment, ResourceType
 from benchbook.services import comments as svc
+from benchbook.transports.limits import body_limit
 
 router = APIRouter(prefix="/api/comments", tags=["comments"])
 

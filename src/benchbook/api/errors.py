@@ -1,10 +1,12 @@
 """One translation of errors into the HTTP envelope ``{code, message, details}``.
 
-- ``BenchbookError`` → its ``http_status`` (400/401/403/404/409/413/429/502) and ``to_dict()``;
-  a 429 also carries ``Retry-After`` (seconds).
+- ``BenchbookError`` → its ``http_status`` (400/401/403/404/409/413/429/502/503) and
+  ``to_dict()``; a 429 and a 503 (the SQLite writer stayed busy) also carry ``Retry-After``
+  (seconds).
 - FastAPI's ``RequestValidationError`` (query, path or body shape) → 400 ``invalid_input`` with
   ``details.errors = [{path, message}]``; paths are dotted, e.g. ``query.limit``.
-- Starlette HTTP errors (unknown route 404, wrong method 405) → the same envelope.
+- Starlette HTTP errors (unknown route 404, wrong method 405) → the same envelope, keeping
+  their headers (a 405's ``Allow``).
 - Anything else → 500 ``internal_error`` without internals (logged server-side).
 """
 
@@ -19,7 +21,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from benchbook.errors import BenchbookError, TooManyRequests
+from benchbook.errors import BenchbookError, TooManyRequests, Unavailable
+from benchbook.transports.methods import allowed_methods
 
 log = logging.getLogger("benchbook.api")
 
@@ -34,6 +37,7 @@ HTTP_CODES = {
     413: "payload_too_large",
     415: "unsupported_media_type",
     429: "too_many_requests",
+    503: "unavailable",
 }
 
 
@@ -70,7 +74,7 @@ def validation_issues(exc: RequestValidationError) -> list[dict[str, str]]:
 async def _benchbook_error(_request: Request, exc: Exception) -> Any:
     assert isinstance(exc, BenchbookError)
     response = envelope(exc.http_status, exc.code, exc.message, exc.details)
-    if isinstance(exc, TooManyRequests):
+    if isinstance(exc, TooManyRequests | Unavailable):
         response.headers["Retry-After"] = str(exc.retry_after_s)
     return response
 
@@ -94,7 +98,11 @@ async def _http_error(request: Request, exc: Exception) -> Any:
     message = str(exc.detail)
     if exc.status_code == 404 and message == "Not Found":
         message = f"no route for {request.method} {request.url.path}"
-    return envelope(exc.status_code, code, message)
+    response = envelope(exc.status_code, code, message)
+    response.headers.update(exc.headers or {})
+    if exc.status_code == 405:
+        response.headers["Allow"] = allowed_methods(request)
+    return response
 
 
 async def _unexpected(request: Request, exc: Exception) -> Any:

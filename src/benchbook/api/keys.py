@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
-from benchbook.api.limits import body_limit
 from benchbook.contracts.accounts import ApiKeyInfo, CreatedApiKey, KeyScope
 from benchbook.services import keys as svc
+from benchbook.transports.limits import body_limit
 
 router = APIRouter(prefix="/api/keys", tags=["keys"])
 

@@ -12,9 +12,9 @@ from pydantic import BaseModel, Field
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
-from benchbook.api.limits import body_limit
 from benchbook.contracts.accounts import Member, Role, User, Workspace
 from benchbook.services import accounts as svc
+from benchbook.transports.limits import body_limit
 
 router = APIRouter(prefix="/api", tags=["members"])
 

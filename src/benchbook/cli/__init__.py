@@ -5,7 +5,6 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     datasets,
     harnesses,
     imports,
-    mcp,
     recipes,
     runs,
     server,

@@ -1,7 +1,11 @@
-"""``benchbook serve`` and ``benchbook migrate``."""
+"""``benchbook serve``, ``benchbook mcp`` and ``benchbook migrate``: the commands that start a
+server. They launch the app composed in ``benchbook.app`` (the only import of the CLI above the
+transports, named in the import-linter ``independence`` contract's ``ignore_imports``).
+"""
 
 from __future__ import annotations
 
+import anyio
 import typer
 from rich.markup import escape
 
@@ -29,7 +33,7 @@ def serve(
     """Serve the dashboard, the HTTP API and MCP with uvicorn, plus the runs worker."""
     import uvicorn
 
-    from benchbook.api.app import create_app
+    from benchbook.app import create_app
 
     settings = get_settings()
     application = create_app(settings)
@@ -46,3 +50,15 @@ def serve(
         # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
         RunWorker(application.state.engine, settings).start()
     uvicorn.run(application, host=host or settings.host, port=port or settings.port)
+
+
+@app.command("mcp")
+@handle_errors
+def mcp_stdio() -> None:
+    """Serve MCP over stdio: one tool per operation, as BENCHBOOK_API_KEY's user or the local admin.
+
+    stdout carries only the protocol; see docs/mcp.md for client configuration.
+    """
+    from benchbook.app import run_mcp_stdio
+
+    anyio.run(run_mcp_stdio, get_settings())

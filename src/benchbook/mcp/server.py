@@ -1,12 +1,12 @@
 """The MCP server (official ``mcp`` SDK, low-level ``Server``) over both transports.
 
 - Streamable HTTP at ``/mcp`` inside the FastAPI app (:func:`mount_mcp`): stateless JSON
-  responses, authenticated by the HTTP principal resolution (``api/deps.py:request_principal``
+  responses, authenticated by the transports' principal resolution (``transports/auth.py``
   — ``Authorization: Bearer bb_…``; the local admin while the installation has no users) on
   every HTTP request — missing, unknown or revoked credentials are HTTP 401 with
   ``WWW-Authenticate: Bearer``, as MCP clients expect — and again per tool call.
 - stdio (:func:`run_stdio`, ``benchbook mcp``): the principal of ``BENCHBOOK_API_KEY`` when set
-  (checked on every call), else the local admin.
+  (checked on every call), else the local admin (``transports/auth.py:local_principal``).
 
 Tools are generated from ``services.registry.OPERATIONS`` (``mcp/tools.py``); errors are tool
 results with ``isError`` (``mcp/errors.py``).
@@ -35,9 +35,9 @@ import benchbook
 from benchbook.errors import BenchbookError, NotFound, Unauthenticated
 from benchbook.mcp.errors import error_result, unexpected_result
 from benchbook.mcp.tools import OperationTool, operation_tools
-from benchbook.services.auth import authenticate_api_key
-from benchbook.services.context import Context, Principal, local_admin_context, open_engine
+from benchbook.services.context import Context, Principal, open_engine
 from benchbook.settings import Settings
+from benchbook.transports.auth import local_principal, request_principal
 
 MCP_PATH = "/mcp"
 RequestContext = ServerRequestContext[Any, Any]
@@ -50,7 +50,7 @@ INSTRUCTIONS = (
     "immutable: to change cases, register a NEW version of the same id (validate_dataset shows "
     "the existing versions). Errors come back as '<code>: <message>' with code one of "
     "invalid_input, unauthenticated, forbidden, not_found, conflict, payload_too_large, "
-    "upstream_error."
+    "upstream_error, unavailable (retry after details.retry_after_s)."
 )
 
 
@@ -104,8 +104,7 @@ def _run(
 
 
 def http_principal(engine: Engine, settings: Settings) -> PrincipalOf:
-    """Principal resolution of the HTTP API, applied to the HTTP request carrying the call."""
-    from benchbook.api.deps import request_principal
+    """The transports' principal resolution, applied to the HTTP request carrying the call."""
 
     def principal_of(rc: RequestContext) -> Principal:
         if not isinstance(rc.request, Request):
@@ -117,14 +116,7 @@ def http_principal(engine: Engine, settings: Settings) -> PrincipalOf:
 
 def stdio_principal(engine: Engine, settings: Settings) -> PrincipalOf:
     """``settings.api_key`` (``BENCHBOOK_API_KEY``) resolved on every call, else local admin."""
-    key = settings.api_key
-
-    def principal_of(_rc: RequestContext) -> Principal:
-        if key:
-            return authenticate_api_key(engine, key)
-        return local_admin_context(engine, settings).principal
-
-    return principal_of
+    return lambda _rc: local_principal(engine, settings)
 
 
 Gate = Callable[[Request], object]
@@ -133,8 +125,6 @@ Gate = Callable[[Request], object]
 
 def http_gate(engine: Engine, settings: Settings) -> Gate:
     """The HTTP principal resolution, applied to each request before any MCP message is read."""
-    from benchbook.api.deps import request_principal
-
     return lambda request: request_principal(request, engine, settings)
 
 

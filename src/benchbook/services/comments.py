@@ -16,6 +16,7 @@ from benchbook.contracts.comment import MAX_COMMENT_CHARS, Comment, ResourceType
 from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.services.bounds import bounded_int
 from benchbook.services.context import Context
+from benchbook.services.controls import may_delete_comment
 from benchbook.services.resolve import resolve_owner
 from benchbook.store import comments as repo
 
@@ -116,7 +117,7 @@ def delete_comment(ctx: Context, comment_id: int) -> None:
         row = repo.find_comment(conn, ctx.workspace, comment_id)
         if row is None:
             raise NotFound(f"comment {comment_id} not found", {"id": comment_id})
-        if row.author != ctx.principal.user_id and not ctx.allows("comments:delete"):
+        if not may_delete_comment(ctx, row.author):
             raise Forbidden("only the author or an admin may delete a comment", {"id": comment_id})
         repo.soft_delete(
             conn, repo.thread_ids(conn, ctx.workspace, comment_id), ctx.principal.user_id

@@ -66,7 +66,7 @@ class Context:
 def open_engine(settings: Settings | None = None) -> Engine:
     """Create the engine for the configured database and migrate it to head."""
     settings = settings or get_settings()
-    engine = make_engine(settings.resolved_database_url())
+    engine = make_engine(settings.resolved_database_url(), settings.sqlite_busy_timeout_s)
     migrate(engine)
     return engine
 

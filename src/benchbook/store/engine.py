@@ -13,14 +13,16 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import Connection, Engine, create_engine, event, insert, select
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import ExceptionContext, make_url
 
+from benchbook.errors import Unavailable
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, utcnow, workspaces
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
-SQLITE_BUSY_TIMEOUT_MS = 30_000
-"""How long an ordinary SQLite write waits for the writer before ``database is locked``."""
+SQLITE_BUSY_TIMEOUT_S = 30.0
+"""Default wait of an SQLite write for the writer before giving up (``sqlite_busy_timeout_s``)."""
+RETRY_AFTER_S = 5
+"""``Retry-After`` of a write refused because SQLite's writer stayed busy."""
 
 
 def normalize_url(url: str) -> str:
@@ -30,14 +32,20 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str) -> Engine:
-    """Create an engine; for SQLite, make the parent folder and set WAL + foreign keys."""
+def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
+    """Create an engine; for SQLite, make the parent folder and set WAL + foreign keys.
+
+    An SQLite write that waits ``busy_timeout_s`` for another writer (a long import) raises
+    Unavailable (503 with ``Retry-After``) instead of ``OperationalError: database is
+    locked``; reads never wait for a writer (WAL).
+    """
     url = normalize_url(url)
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000})
+        engine = create_engine(url, connect_args={"timeout": busy_timeout_s})
+        event.listen(engine, "handle_error", _writer_busy)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -49,6 +57,18 @@ def make_engine(url: str) -> Engine:
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def _writer_busy(context: ExceptionContext) -> None:
+    """SQLite's ``database is locked`` (the writer stayed busy past the timeout) → Unavailable,
+    once for every caller of the store (SQLAlchemy's ``handle_error`` hook)."""
+    message = str(context.original_exception)
+    if "database is locked" in message or "database is busy" in message:
+        raise Unavailable(
+            "the database is busy with another write (such as a long import); try again "
+            f"in {RETRY_AFTER_S} s",
+            {"retry_after_s": RETRY_AFTER_S},
+        ) from context.original_exception
 
 
 def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
@@ -63,16 +83,17 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
             write(conn)
         return True
     with engine.connect() as conn:
+        waits_ms = conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one()
         conn.exec_driver_sql("PRAGMA busy_timeout = 0")
         try:
             write(conn)
             conn.commit()
             return True
-        except OperationalError:
+        except Unavailable:
             conn.rollback()
             return False
         finally:
-            conn.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(waits_ms)}")
             conn.commit()
 
 

@@ -13,8 +13,6 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
-from benchbook.api.deps import SESSION_COOKIE, app_engine, login_throttle
-from benchbook.api.limits import body_limit
 from benchbook.contracts.accounts import Role
 from benchbook.errors import BenchbookError, Forbidden, InvalidInput, NotFound, TooManyRequests
 from benchbook.services import accounts, keys, secrets
@@ -26,6 +24,8 @@ from benchbook.services.auth import (
 )
 from benchbook.services.bounds import check_text
 from benchbook.services.keys import parse_scope
+from benchbook.transports.auth import SESSION_COOKIE, app_engine, login_throttle
+from benchbook.transports.limits import body_limit
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_text

@@ -13,12 +13,12 @@ import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
-from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets
-from benchbook.services.controls import may_delete_dataset_version
+from benchbook.services.controls import may_delete_dataset_version, require_register
 from benchbook.services.datasets import OwnerFilter, SortKey
+from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import dataset_url, people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_list, form_text
@@ -216,7 +216,7 @@ def _payload(form: dict[str, Any]) -> tuple[dict[str, Any], list[ValidationIssue
 @router.get("/register")
 def register_form(request: Request, page: PageDep, id: str = "") -> Response:
     """The register form (id, version, description, cases JSON)."""
-    page.ctx.require("datasets:write")
+    require_register(page.ctx)
     values = {"id": id, "version": "", "description": "", "cases": ""}
     if id:
         with contextlib.suppress(BenchbookError):

@@ -18,12 +18,12 @@ from typing import Any
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import RedirectResponse
+from fastapi.responses import JSONResponse, RedirectResponse
 from fastapi.routing import APIRoute
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from benchbook.api.errors import envelope
-from benchbook.errors import BenchbookError
+from benchbook.errors import BenchbookError, TooManyRequests, Unauthenticated, Unavailable
+from benchbook.transports.methods import allowed_methods
 from benchbook.web.render import render
 from benchbook.web.session import LoginRequired, Page, login_url, page_caller
 
@@ -87,7 +87,10 @@ class PageRoute(APIRoute):
             except LoginRequired as exc:
                 return RedirectResponse(login_url(exc.next_url), status_code=303)
             except BenchbookError as exc:
-                return error_page(request, exc.http_status, exc.message, exc.details)
+                page = error_page(request, exc.http_status, exc.message, exc.details)
+                if isinstance(exc, TooManyRequests | Unavailable):
+                    page.headers["Retry-After"] = str(exc.retry_after_s)
+                return page
             except RequestValidationError as exc:
                 return invalid_request_page(request, exc)
 
@@ -144,7 +147,11 @@ def install_page_errors(app: FastAPI) -> None:
             message = f"There is no page at {request.url.path}."
         elif exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path}."
-        return error_page(request, exc.status_code, message)
+        page = error_page(request, exc.status_code, message)
+        page.headers.update(exc.headers or {})
+        if exc.status_code == 405:
+            page.headers["Allow"] = allowed_methods(request)
+        return page
 
     async def unexpected(request: Request, exc: Exception) -> Response:
         if not wants_page(request):
@@ -167,6 +174,6 @@ class JsonRoute(APIRoute):
             try:
                 return await handler(request)
             except LoginRequired:
-                return envelope(401, "unauthenticated", "log in again")  # type: ignore[no-any-return]
+                return JSONResponse(Unauthenticated("log in again").to_dict(), status_code=401)
 
         return json_handler

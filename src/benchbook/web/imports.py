@@ -25,12 +25,13 @@ from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
-from benchbook.api.limits import UPLOAD_LIMIT, body_limit
 from benchbook.contracts.imports import ImportRequest
 from benchbook.errors import BenchbookError, InvalidInput
 from benchbook.services import datasets, imports, jobs, secrets
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
+from benchbook.services.controls import require_import
+from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.jobs import UPLOADS, Upload, owner_of
 from benchbook.web.render import render
@@ -59,7 +60,7 @@ def _script_json(value: Any) -> str:
 @router.get("/import")
 def wizard(request: Request, page: PageDep, benchmark: str = "") -> Response:
     """The wizard: source → preview with column roles → assertion → version → progress."""
-    page.ctx.require("datasets:write")
+    require_import(page.ctx)
     catalog = imports.list_benchmarks(page.ctx)
     return render(
         request,
@@ -111,7 +112,7 @@ def _version_plan(ctx: Context, req: ImportRequest, target: str) -> dict[str, An
 @calls.post("/import/uploads", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def upload(request: Request, page: PageDep) -> Response:
     """Save an uploaded file for preview and import; returns its upload id."""
-    page.ctx.require("datasets:write")
+    require_import(page.ctx)
     form = await request.form()
     sent = form.get("file")
     if not isinstance(sent, UploadFile) or not sent.filename:

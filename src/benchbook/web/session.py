@@ -1,7 +1,7 @@
 """Who is looking at a page: the session cookie → a ``Context`` (the same services as the API).
 
-Pages resolve the caller with the service calls ``api/deps.py`` uses (``authenticate_session``,
-``installation_has_users``, ``local_admin_context``), but an unauthenticated page redirects to
+Pages resolve the caller with ``transports/auth.py`` like the API and MCP (session cookie, or
+the local admin while the installation has no users), but an unauthenticated page redirects to
 ``/login`` instead of answering 401, and form posts carry the CSRF token as a hidden ``csrf``
 field (JSON calls from the dashboard's scripts send it in ``X-CSRF-Token``). While an
 installation has no users the local admin acts without a session, as on the API; its posts must
@@ -12,19 +12,33 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated, Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from fastapi import Depends, Request
 from sqlalchemy import Engine
 from starlette.concurrency import run_in_threadpool
 
-from benchbook.api.deps import CSRF_HEADER, SAFE_METHODS, SESSION_COOKIE, app_engine, app_settings
-from benchbook.errors import Forbidden, Unauthenticated
-from benchbook.services.accounts import installation_has_users
-from benchbook.services.auth import authenticate_session, check_csrf, csrf_token
+from benchbook.contracts.registry import VersionInfo
+from benchbook.errors import Unauthenticated
+from benchbook.services.auth import csrf_token
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context, local_admin_context
+from benchbook.services.controls import (
+    Controls,
+    controls,
+    may_delete_comment,
+    may_write_dataset_version,
+)
 from benchbook.settings import Settings
+from benchbook.transports.auth import (
+    CSRF_HEADER,
+    SESSION_COOKIE,
+    app_engine,
+    app_settings,
+    authenticate_request,
+    check_request_csrf,
+    is_write,
+)
 
 CSRF_FIELD = "csrf"
 
@@ -46,9 +60,19 @@ class Page:
     session: str | None
     csrf: str
 
-    def can(self, action: str) -> bool:
-        """True when the caller's role grants ``action`` (for showing buttons only)."""
-        return self.ctx.allows(action)
+    @property
+    def may(self) -> Controls:
+        """What the services let the caller start (``services.controls``), for showing
+        controls only; the operations decide again."""
+        return controls(self.ctx)
+
+    def may_write_version(self, version: VersionInfo) -> bool:
+        """The service's answer: may the caller tag ``version`` or add a version beside it."""
+        return may_write_dataset_version(self.ctx, version)
+
+    def may_delete_comment(self, author: str) -> bool:
+        """The service's answer: may the caller delete a comment by ``author``."""
+        return may_delete_comment(self.ctx, author)
 
     @property
     def user_id(self) -> str:
@@ -66,11 +90,6 @@ def login_url(next_url: str) -> str:
     return "/login?next=" + quote(next_url, safe="/")
 
 
-def _same_origin(request: Request) -> bool:
-    source = request.headers.get("origin") or request.headers.get("referer") or ""
-    return bool(source) and urlsplit(source).netloc == request.headers.get("host", "")
-
-
 def _presented_csrf(request: Request, form: dict[str, Any] | None) -> str:
     if form is not None and isinstance(form.get(CSRF_FIELD), str):
         return str(form[CSRF_FIELD])
@@ -86,28 +105,29 @@ def resolve_page(
 ) -> Page:
     """The caller of a page request (``with_csrf=False``: authenticate only, CSRF later).
 
+    The principal comes from ``transports/auth.py`` like the API's, without API keys and with
+    the local admin's writes required to name this origin.
+
     Raises:
         LoginRequired: no (valid) session while the installation has users.
         Forbidden: a write (non-GET) without the session's CSRF token, or, for the local admin,
             from another origin.
     """
-    session = request.cookies.get(SESSION_COOKIE)
-    write = request.method not in SAFE_METHODS
-    if session:
-        try:
-            principal = authenticate_session(engine, session)
-        except Unauthenticated as exc:
-            raise LoginRequired(_next_url(request)) from exc
+    try:
+        caller = authenticate_request(
+            request, engine, settings, accept_bearer=False, origin_required=True
+        )
+    except Unauthenticated as exc:
+        expired = SESSION_COOKIE in request.cookies  # back to this page once logged in again
+        next_url = _next_url(request) if expired or not is_write(request) else "/"
+        raise LoginRequired(next_url) from exc
+    if caller.session is None:
+        return Page(ctx=local_admin_context(engine, settings), session=None, csrf="local")
+    if with_csrf:
         presented = _presented_csrf(request, form)
-        if write and with_csrf and not check_csrf(settings, session, presented):
-            raise Forbidden("missing or wrong CSRF token; reload the page and try again")
-        ctx = Context(principal=principal, engine=engine, settings=settings)
-        return Page(ctx=ctx, session=session, csrf=csrf_token(settings, session))
-    if installation_has_users(engine):
-        raise LoginRequired(_next_url(request) if not write else "/")
-    if write and not _same_origin(request):
-        raise Forbidden("cross-origin form post refused")
-    return Page(ctx=local_admin_context(engine, settings), session=None, csrf="local")
+        check_request_csrf(request, settings, caller, presented, "reload the page and try again")
+    ctx = Context(principal=caller.principal, engine=engine, settings=settings)
+    return Page(ctx=ctx, session=caller.session, csrf=csrf_token(settings, caller.session))
 
 
 def page_caller(request: Request) -> Page:

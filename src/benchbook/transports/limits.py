@@ -1,4 +1,6 @@
-"""Request body limits for the JSON routes FastAPI parses itself and for every dashboard form
+"""Request bounds for every route of the app: body limits and request strings.
+
+Body limits for the JSON routes FastAPI parses itself and for every dashboard form
 route (SPEC D robustness; issue 9: "body limits everywhere, before reading").
 
 Routes that declare a body model (``APIRoute.body_field``) get their body read fully in memory
@@ -13,16 +15,21 @@ limit.
 Both answer 413 with the error envelope ``{code: "payload_too_large", message}``, the message
 naming the limit. (Starlette's own ``max_body_size`` is not used: for a declared length it
 answers plain text, not the envelope.)
+
+:func:`request_text` (an app-wide dependency) refuses NUL and lone surrogates in any path, query
+or parsed JSON body string.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import HTTPException
+from fastapi import HTTPException, Request
 from fastapi.routing import APIRoute
 from starlette.routing import BaseRoute
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from benchbook.services.bounds import check_text
 
 DEFAULT_JSON_BODY_BYTES = 1024 * 1024
 """Bound for JSON bodies of routes that do not name their own (1 MiB)."""
@@ -123,3 +130,21 @@ def _bounded(scope: Scope, receive: Receive) -> Receive:
         return message
 
     return bounded
+
+
+async def request_text(request: Request) -> None:
+    """Refuse NUL and lone surrogates in any path, query or JSON body string (400 naming the
+    field) before a route runs: a database cannot store them (app-wide dependency).
+
+    Only routes with a declared body model are checked: FastAPI has already parsed (and
+    cached) their JSON; raw-stream routes parse with orjson and strict contracts themselves.
+    """
+    check_text(dict(request.path_params), "path")
+    check_text(dict(request.query_params), "query")
+    route = request.scope.get("route")
+    if isinstance(route, APIRoute) and route.body_field is not None:
+        try:
+            body = await request.json()
+        except ValueError:
+            return  # FastAPI reports the malformed body itself
+        check_text(body)

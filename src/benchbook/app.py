@@ -1,0 +1,55 @@
+"""The ASGI application, composed above the transports (issue 9 item 7).
+
+``api/``, ``mcp/`` and ``web/`` never import each other (import-linter ``independence``
+contract); each adds itself to the app built here: the HTTP API and its OpenAPI document
+(``api.app.install_api``), the dashboard (``web.mount_web``) and MCP over streamable HTTP
+(``mcp.server.mount_mcp``). What they share — principal resolution and request bounds — lives
+below them in ``transports/``. OpenAPI is at ``/api/openapi.json``, interactive docs at
+``/api/docs``.
+"""
+
+from __future__ import annotations
+
+from fastapi import Depends, FastAPI
+from sqlalchemy import Engine
+
+import benchbook
+from benchbook.api.app import install_api
+from benchbook.mcp.server import mount_mcp, run_stdio
+from benchbook.services.context import open_engine
+from benchbook.services.throttle import LoginThrottle
+from benchbook.settings import Settings, get_settings
+from benchbook.transports.limits import BodyLimits, request_text
+from benchbook.web import mount_web
+
+
+def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
+    """Build the whole server: HTTP API, dashboard and MCP on one engine.
+
+    Args:
+        settings: configuration (default: from the environment).
+        engine: an already-migrated engine to use (tests); default opens the configured
+            database and migrates it to head.
+    """
+    settings = settings or get_settings()
+    app = FastAPI(
+        title="Benchbook",
+        version=benchbook.__version__,
+        summary="Versioned evaluation datasets and the evaluations run on them.",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+        dependencies=[Depends(request_text)],
+    )
+    app.state.settings = settings
+    app.state.engine = engine if engine is not None else open_engine(settings)
+    app.state.login_throttle = LoginThrottle.from_settings(settings)
+    install_api(app)  # first: the dashboard's error pages wrap the API's handlers
+    app.add_middleware(BodyLimits)
+    mount_web(app)
+    mount_mcp(app)  # MCP over streamable HTTP at /mcp, run by the app's lifespan
+    return app
+
+
+run_mcp_stdio = run_stdio
+"""``benchbook mcp``: the MCP server on stdin/stdout (``mcp.server.run_stdio``)."""
