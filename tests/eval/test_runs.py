@@ -5,6 +5,7 @@ The harnesses in ``tests/eval/harnesses/agents.py`` answer from the task alone.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -274,3 +275,22 @@ def test_the_dataset_timeline_shows_the_run_with_its_status_and_pass_rate(rctx: 
     assert item.details["run_id"] == run.id and item.details["harness"] == "explode@1.0.0"
     assert (item.details["status"], item.details["pass_rate"]) == ("finished", 10 / 12)
     assert (item.details["done"], item.details["total"]) == (12, 12)
+
+
+def test_runs_and_rescores_work_from_code_already_inside_an_event_loop(rctx: Context) -> None:
+    """A notebook (or Playwright's sync API) runs an event loop in the calling thread;
+    ``execute_run`` and ``rescore_run`` still finish (red before: ``asyncio.run() cannot be
+    called from a running event loop`` and the run marked failed)."""
+    ds.register_dataset(rctx, arithmetic(n=3))
+    harness = python_harness(rctx, "add")
+
+    async def notebook_cell() -> tuple[Any, Any]:
+        run = run_to_end(rctx, harness)
+        card = scorecards.rescore_run(
+            rctx, run.id, [GraderSpec(id="regex", config={"pattern": "^1$"})]
+        )
+        return run, card
+
+    run, card = asyncio.run(notebook_cell())
+    assert (run.status, run.counts.passed) == ("finished", 3)
+    assert card.passed == 1

@@ -9,7 +9,6 @@ the (case, sample) pairs without a stored result run again.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -32,6 +31,7 @@ from benchbook.errors import Conflict
 from benchbook.eval.executors.local import Execution, FinishedItem, WorkItem, execute
 from benchbook.eval.grading import Grading
 from benchbook.eval.pricing import load_pricing
+from benchbook.eval.sync import run_sync
 from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
 from benchbook.services.context import Context, Principal
@@ -297,7 +297,7 @@ def execute_run(
             budget_usd=settings.budget_usd,
             spent_usd=row.spent_usd,
         )
-        outcome = asyncio.run(execute(_items(ctx.engine, row, settings), ex, sink))
+        outcome = run_sync(execute(_items(ctx.engine, row, settings), ex, sink))
     except Exception as exc:
         log.exception("run %s failed", run_id)
         with ctx.engine.begin() as conn:

@@ -28,6 +28,7 @@ from benchbook.eval.grading import Grading, Submission, grade_submission
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.pricing import load_pricing
 from benchbook.eval.scorecards import ScorecardBuilder
+from benchbook.eval.sync import run_sync
 from benchbook.services import traces
 from benchbook.services.context import Context
 from benchbook.services.runs import load_run
@@ -169,7 +170,7 @@ def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scoreca
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
-    rows = asyncio.run(_regrade(ctx, run, graders, grading))
+    rows = run_sync(_regrade(ctx, run, graders, grading))
     _, pricing_sha = load_pricing(ctx.settings.pricing_file)
     with ctx.engine.begin() as conn:
         repo.insert_scorecard(
