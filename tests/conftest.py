@@ -19,7 +19,7 @@ from benchbook.services.context import Context, local_admin_context
 from benchbook.settings import Settings
 from benchbook.store.engine import make_engine, migrate, normalize_url
 
-pytest_plugins = ["tests.hfserver.fixtures", "tests.openaiserver.fixtures"]
+pytest_plugins = ["tests.hfserver.fixtures", "tests.openaiserver.fixtures", "tests.repo_bundles"]
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 PG_URL = os.environ.get("BENCHBOOK_TEST_DATABASE_URL", "")
