@@ -110,3 +110,28 @@ def test_benchmarks_list_and_show(env: dict[str, str]) -> None:
     assert code == 0 and "https://arxiv.org/abs/2110.14168" in out
     code, out = _run(env, "benchmarks", "show", "nope")
     assert code == 1 and "not in the catalog" in out
+
+
+def test_import_contextbench_prints_the_load_report_and_keeps_gold_from_the_task(
+    env: dict[str, str], shared_data: Path, tmp_path: Path
+) -> None:
+    release = str(shared_data / "contextbench" / "contextbench_verified_test.parquet")
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["import", "contextbench", "--file", release], env=env)
+    assert result.exit_code == 0, result.output
+    assert "registered contextbench@1.0.0 (50 cases)" in result.stdout
+    assert "gold spans: 391 read, 2 exact duplicates dropped" in result.stderr
+    assert "dotfiles kept: .size-limit.js" in result.stderr
+    assert "outside any checkout prefix: run_svelte_test.js, CustomJsonNodeTest.java" in (
+        result.stderr
+    )
+    out = tmp_path / "cb.jsonl"
+    code, output = _run(env, "datasets", "export", "contextbench", "-o", str(out))
+    assert code == 0, output
+    cases = [orjson.loads(line) for line in out.read_bytes().splitlines()]
+    for case in cases:
+        assert {"gold_context", "patch", "test_patch", "f2p", "p2p"} <= set(case["gold_fields"])
+        assert case["metadata"]["patch"] not in case["task"]
+    jq = next(c for c in cases if c["metadata"]["original_inst_id"] == "jqlang__jq-2654")
+    assert jq["env"]["source"]["git"] == "https://github.com/jqlang/jq.git"
+    assert [s["file"] for s in jq["metadata"]["gold_context"]] == ["src/main.c"] * 3

@@ -28,6 +28,7 @@ from benchbook.contracts.imports import (
     PreviewResult,
 )
 from benchbook.datasets.catalog import get_entry, list_entries
+from benchbook.datasets.catalog.entry import FileSourceFactory
 from benchbook.datasets.identity import dataset_meta
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
@@ -63,6 +64,7 @@ class _Plan:
     recipe: Recipe
     via: Literal["spec", "recipe", "catalog"]
     hook: CaseHook | None = None
+    file_source: FileSourceFactory | None = None
 
 
 def parse_import_request(payload: Any) -> ImportRequest:
@@ -86,7 +88,7 @@ def get_benchmark(ctx: Context, benchmark: str) -> BenchmarkInfo:
 def _plan(ctx: Context, request: ImportRequest) -> _Plan:
     if request.benchmark is not None:
         entry = get_entry(request.benchmark)
-        plan = _Plan(entry.recipe, "catalog", entry.hook)
+        plan = _Plan(entry.recipe, "catalog", entry.hook, entry.file_source)
     elif request.spec is not None:
         plan = _Plan(request.spec, "spec")
     else:
@@ -94,7 +96,8 @@ def _plan(ctx: Context, request: ImportRequest) -> _Plan:
     overrides = {k: getattr(request, k) for k in ("split", "config") if getattr(request, k)}
     if overrides:
         source = plan.recipe.source.model_copy(update=overrides)
-        plan = _Plan(plan.recipe.model_copy(update={"source": source}), plan.via, plan.hook)
+        recipe = plan.recipe.model_copy(update={"source": source})
+        plan = _Plan(recipe, plan.via, plan.hook, plan.file_source)
     return plan
 
 
@@ -128,6 +131,8 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
     if file is not None:
         if file.is_dir():
             return FolderSource(file, id_key=plan.recipe.mapping.id_field, name=file_name)
+        if plan.file_source is not None:  # a benchmark with its own reader (ContextBench)
+            return plan.file_source(file, file_name)
         fmt = guess_format(file_name or file.name) or source.format
         limits = SourceLimits.from_settings(ctx.settings)
         src = FileSource(file, format=fmt, json_key=source.json_key, name=file_name, limits=limits)

@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from benchbook.contracts import Recipe
 from benchbook.contracts.imports import BenchmarkInfo
 from benchbook.datasets.mapping import CaseHook
+from benchbook.datasets.sources.base import RowSource
+
+FileSourceFactory = Callable[[Path, str | None], RowSource]
+"""``(path, display name) → RowSource`` for a local file of a benchmark with its own reader."""
 
 
 @dataclass(frozen=True)
 class CatalogEntry:
     """A first-party benchmark: its recipe (source, mapping, graders, origin, scoring) and an
     optional ``hook(case_dict, row)`` for rules a mapping cannot express (for example TREK's
-    refusal criteria on ``impossible`` rows or SWE-bench image names)."""
+    refusal criteria on ``impossible`` rows or SWE-bench image names), and an optional
+    ``file_source`` that reads a local file instead of the generic file reader (ContextBench's
+    pinned release and load report)."""
 
     recipe: Recipe
     hook: CaseHook | None = None
+    file_source: FileSourceFactory | None = None
 
     @property
     def id(self) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
+from pathlib import Path
 from typing import Any
 
 from benchbook.contracts import GraderSpec, Origin, Recipe, Scoring
 from benchbook.contracts.recipe import GraderTemplate, Mapping, RecipeSource
 from benchbook.datasets.catalog.entry import CatalogEntry
+from benchbook.datasets.contextbench import RELEASE_FILE, ContextBenchSource, normalize_row
 from benchbook.datasets.mapping import git_url
 from benchbook.datasets.sources.base import Row
 
@@ -45,17 +46,16 @@ def _image_hook(case: dict[str, Any], row: Row) -> None:
     case["image"] = swebench_image(case["id"])
 
 
-_INST = re.compile(r"^(?:instance_)?([\w.-]+?)__([\w.-]+?)-[0-9a-f]+")
-
-
 def _contextbench_hook(case: dict[str, Any], row: Row) -> None:
-    """Recover ``owner/repo`` from ``original_inst_id`` when ``repo`` has no owner (SPEC I)."""
-    repo = str(row.get("repo") or "")
-    if "/" in repo:
-        return
-    match = _INST.match(str(row.get("original_inst_id") or ""))
-    if match:
-        case["env"]["source"]["git"] = git_url(f"{match.group(1)}/{match.group(2)}")
+    """Normalize a ContextBench row (SPEC I, :mod:`benchbook.datasets.contextbench`): decoded,
+    validated and de-duplicated ``gold_context`` with checkout prefixes stripped, decoded
+    ``f2p``/``p2p``, and ``owner/repo`` recovered from ``original_inst_id`` for the checkout.
+    Idempotent: rows from :class:`ContextBenchSource` are normalized already."""
+    normal = normalize_row(row, f"ContextBench row {row.get('instance_id')}")
+    for key in ("gold_context", "f2p", "p2p", "repo"):
+        if key in case["metadata"]:
+            case["metadata"][key] = normal[key]
+    case["env"]["source"]["git"] = git_url(normal["repo"])
 
 
 def _swe_entry(entry_id: str, dataset: str, description: str) -> CatalogEntry:
@@ -95,6 +95,48 @@ SWE_BENCH_VERIFIED = _swe_entry(
     "image; graded by the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
 )
 
+CB_GOLD = ["gold_context", "patch", "test_patch", "f2p", "p2p", "hints_text"]
+CB_ORIGIN = Origin(
+    paper="https://arxiv.org/abs/2602.05892",
+    code="https://github.com/EuniAI/ContextBench",
+    data="https://huggingface.co/datasets/Contextbench/ContextBench",
+    license="code Apache-2.0; the data declares none",
+    task_type="code context retrieval",
+)
+
+
+def _contextbench_file(path: Path, name: str | None) -> ContextBenchSource:
+    return ContextBenchSource(path, name)
+
+
+CONTEXTBENCH = CatalogEntry(
+    Recipe(
+        id="contextbench",
+        version="1.0.0",
+        description=(
+            "ContextBench (50-row verified test release, pinned by sha256): Verified, Multi, Poly "
+            "and Pro instances in seven languages; the agent works in a checkout at the base "
+            "commit and is scored on the gold context it retrieved (file, symbol, span, line)."
+        ),
+        category="coding",
+        origin=CB_ORIGIN,
+        scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
+        source=RecipeSource(kind="file", file=RELEASE_FILE, format="parquet"),
+        mapping=Mapping(
+            id_field="instance_id",
+            task_field="problem_statement",
+            git_field="repo",
+            ref_field="base_commit",
+            env="repo",
+            tag_fields=["language", "source"],
+            gold_fields=CB_GOLD,
+            extra_graders=[GraderSpec(id="localization")],
+        ),
+    ),
+    hook=_contextbench_hook,
+    file_source=_contextbench_file,
+)
+
 CONTEXTBENCH_VERIFIED = CatalogEntry(
     Recipe(
         id="contextbench-verified",
@@ -104,13 +146,7 @@ CONTEXTBENCH_VERIFIED = CatalogEntry(
             "commit; scored by how well it retrieves the gold context (file, symbol, span, line)."
         ),
         category="coding",
-        origin=Origin(
-            paper="https://arxiv.org/abs/2602.05892",
-            code="https://github.com/EuniAI/ContextBench",
-            data="https://huggingface.co/datasets/Contextbench/ContextBench",
-            license="none declared",
-            task_type="code context retrieval",
-        ),
+        origin=CB_ORIGIN,
         scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
         source=RecipeSource(
             kind="huggingface",
@@ -125,11 +161,12 @@ CONTEXTBENCH_VERIFIED = CatalogEntry(
             ref_field="base_commit",
             env="repo",
             tag_fields=["language"],
-            gold_fields=["gold_context", "patch", "test_patch", "f2p", "p2p"],
+            gold_fields=CB_GOLD,
             extra_graders=[GraderSpec(id="localization")],
         ),
     ),
     hook=_contextbench_hook,
+    file_source=_contextbench_file,
 )
 
-ENTRIES = [SWE_BENCH_LITE, SWE_BENCH_VERIFIED, CONTEXTBENCH_VERIFIED]
+ENTRIES = [SWE_BENCH_LITE, SWE_BENCH_VERIFIED, CONTEXTBENCH, CONTEXTBENCH_VERIFIED]
