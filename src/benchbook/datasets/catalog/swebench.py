@@ -109,64 +109,53 @@ def _contextbench_file(path: Path, name: str | None) -> ContextBenchSource:
     return ContextBenchSource(path, name)
 
 
-CONTEXTBENCH = CatalogEntry(
-    Recipe(
-        id="contextbench",
-        version="1.0.0",
-        description=(
-            "ContextBench (50-row verified test release, pinned by sha256): Verified, Multi, Poly "
-            "and Pro instances in seven languages; the agent works in a checkout at the base "
-            "commit and is scored on the gold context it retrieved (file, symbol, span, line)."
+def _contextbench_entry(
+    entry_id: str, description: str, source: RecipeSource, tag_fields: list[str]
+) -> CatalogEntry:
+    return CatalogEntry(
+        Recipe(
+            id=entry_id,
+            version="1.0.0",
+            description=description,
+            category="coding",
+            origin=CB_ORIGIN,
+            scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
+            source=source,
+            mapping=Mapping(
+                id_field="instance_id",
+                task_field="problem_statement",
+                git_field="repo",
+                ref_field="base_commit",
+                env="repo",
+                tag_fields=tag_fields,
+                gold_fields=CB_GOLD,
+                extra_graders=[GraderSpec(id="localization")],
+            ),
         ),
-        category="coding",
-        origin=CB_ORIGIN,
-        scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
-        source=RecipeSource(kind="file", file=RELEASE_FILE, format="parquet"),
-        mapping=Mapping(
-            id_field="instance_id",
-            task_field="problem_statement",
-            git_field="repo",
-            ref_field="base_commit",
-            env="repo",
-            tag_fields=["language", "source"],
-            gold_fields=CB_GOLD,
-            extra_graders=[GraderSpec(id="localization")],
-        ),
-    ),
-    hook=_contextbench_hook,
-    file_source=_contextbench_file,
-)
+        hook=_contextbench_hook,
+        file_source=_contextbench_file,
+    )
 
-CONTEXTBENCH_VERIFIED = CatalogEntry(
-    Recipe(
-        id="contextbench-verified",
-        version="1.0.0",
-        description=(
-            "ContextBench's SWE-bench-Verified subset: the agent works in a checkout at the base "
-            "commit; scored by how well it retrieves the gold context (file, symbol, span, line)."
-        ),
-        category="coding",
-        origin=CB_ORIGIN,
-        scoring=Scoring(kind="official", approximates="ContextBench retrieval metrics"),
-        source=RecipeSource(
-            kind="huggingface",
-            dataset="Contextbench/ContextBench",
-            config="contextbench_verified",
-            split="train",
-        ),
-        mapping=Mapping(
-            id_field="instance_id",
-            task_field="problem_statement",
-            git_field="repo",
-            ref_field="base_commit",
-            env="repo",
-            tag_fields=["language"],
-            gold_fields=CB_GOLD,
-            extra_graders=[GraderSpec(id="localization")],
-        ),
+
+CONTEXTBENCH = _contextbench_entry(
+    "contextbench",
+    "ContextBench (50-row verified test release, pinned by sha256): Verified, Multi, Poly and "
+    "Pro instances in seven languages; the agent works in a checkout at the base commit and is "
+    "scored on the gold context it retrieved (file, symbol, span, line).",
+    RecipeSource(kind="file", file=RELEASE_FILE, format="parquet"),
+    ["language", "source"],
+)
+CONTEXTBENCH_VERIFIED = _contextbench_entry(
+    "contextbench-verified",
+    "ContextBench's SWE-bench-Verified subset: the agent works in a checkout at the base "
+    "commit; scored by how well it retrieves the gold context (file, symbol, span, line).",
+    RecipeSource(
+        kind="huggingface",
+        dataset="Contextbench/ContextBench",
+        config="contextbench_verified",
+        split="train",
     ),
-    hook=_contextbench_hook,
-    file_source=_contextbench_file,
+    ["language"],
 )
 
 ENTRIES = [SWE_BENCH_LITE, SWE_BENCH_VERIFIED, CONTEXTBENCH, CONTEXTBENCH_VERIFIED]
