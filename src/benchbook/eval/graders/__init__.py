@@ -5,7 +5,8 @@
   and ``regex`` grade it; the ids that need more are ``skipped`` here
   (:mod:`benchbook.eval.graders.deferred`). Its keys are the set of known grader ids.
 - :data:`TRACE_GRADERS` — ``steps``, ``cost``, ``latency``: ``(spec, submission, case)``
-  (:mod:`benchbook.eval.graders.trace_limits`).
+  (:mod:`benchbook.eval.graders.trace_limits`), and ``localization`` (the trace, the answer and
+  the workspace at the base commit; :mod:`benchbook.eval.graders.localization`).
 - :data:`WORKSPACE_GRADERS` — ``command``, ``tests-pass``: ``async (spec, submission, case)``
   (:mod:`benchbook.eval.graders.command`).
 
@@ -27,6 +28,7 @@ from benchbook.eval.graders.answer_match import grade_answer_match
 from benchbook.eval.graders.command import WORKSPACE_GRADERS, WorkspaceGrader
 from benchbook.eval.graders.deferred import grade_judge, needs
 from benchbook.eval.graders.gaia import grade_gaia
+from benchbook.eval.graders.localization import grade_localization
 from benchbook.eval.graders.numeric import grade_numeric
 from benchbook.eval.graders.regex import grade_regex
 from benchbook.eval.graders.trace_limits import TRACE_GRADERS, TraceGrader
@@ -46,6 +48,9 @@ GRADERS: dict[str, Grader] = {
     "latency": needs("the trace"),
     "localization": needs("the trace and the repository diff"),
 }
+
+
+TRACE_GRADERS["localization"] = grade_localization
 
 
 def check_grader_ids(specs: Iterable[GraderSpec]) -> None:

@@ -4,9 +4,9 @@
 that need the trace (``steps``, ``cost``, ``latency``), the case workspace (``command``,
 ``tests-pass``) or a model endpoint (``judge``) it returns ``status = skipped`` naming what is
 missing — never a verdict. :func:`benchbook.eval.grading.grade_submission` grades them for real
-from a :class:`~benchbook.eval.grading.Submission`. ``swe-bench`` and ``localization`` (SPEC I)
-are still skipped there too. The ``judge`` stand-in checks its rubric: a malformed rubric is
-``status = error``.
+from a :class:`~benchbook.eval.grading.Submission` (``localization`` too, given the
+workspace); ``swe-bench`` (SPEC I) is still skipped there. The ``judge`` stand-in checks its
+rubric: a malformed rubric is ``status = error``.
 """
 
 from __future__ import annotations

@@ -1,0 +1,175 @@
+"""The ``localization`` grader (SPEC I, LOCALIZATION §4–5): where the fix is vs what the
+harness looked at, by :func:`benchbook.eval.localization.score_instance`.
+
+Inputs, all read after the harness finished:
+
+- **gold**: the case's ``gold_context`` (``[{file, start_line, end_line}]``, JSON text or
+  decoded; ``/workspace/<checkout>/`` prefixes stripped) or, without it, the files and removed
+  lines of its gold ``patch`` (a file the patch only adds to is a file-level location);
+- **prediction**: the final answer as JSON ``{files, spans, symbols, steps}`` (the upstream
+  ``pred_*`` names are accepted too), or plain text with one path a line;
+- **trajectory**: without ``steps`` in the answer, the trace's read tool calls become steps — a
+  file read (``read``/``read_file``/``view``/``open`` with ``path`` and optional
+  ``start_line``/``end_line``) or a shell ``cat FILE`` / ``sed -n 'A,Bp' FILE``;
+- **EditLoc**: the run's repository diff (``trace.env_snapshot.diff``); empty → not applicable;
+- **checkout**: the case workspace read at the base commit (``git show REF:path``; the
+  working tree when the workspace is not a git repository).
+
+The score's ``value`` is the final line-level coverage; ``detail`` carries every metric. Without
+the workspace (a rescore of a saved run) the grader is ``skipped``: span and symbol levels need
+the repository at the base commit.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from pydantic import JsonValue
+
+from benchbook.contracts.dataset import Case, GitSource, GraderSpec
+from benchbook.contracts.score import Score
+from benchbook.datasets.contextbench import decode_gold_context, normalize_path
+from benchbook.datasets.gold import patch_lines
+from benchbook.eval.graders.verdicts import error, skipped
+from benchbook.eval.localization import Checkout, Prediction, score_instance
+
+if TYPE_CHECKING:
+    from benchbook.eval.grading import Submission
+
+READ_TOOLS = frozenset({"read", "read_file", "view", "open", "open_file"})
+SHELL_TOOLS = frozenset({"bash", "shell", "run", "execute", "terminal"})
+_SED = re.compile(r"^(\d+)(?:,(\d+))?p$")
+
+
+def gold_spans(case: Case) -> list[dict[str, Any]]:
+    """The case's gold spans (see the module docstring).
+
+    Raises:
+        InvalidInput: ``gold_context`` or ``patch`` is malformed.
+        ValueError: the case has neither.
+    """
+    meta = case.metadata
+    if meta.get("gold_context") is not None:
+        spans = decode_gold_context(meta["gold_context"], f"case {case.id}")
+        return [{**s, "file": normalize_path(s["file"])[0]} for s in spans]
+    patch = meta.get("patch")
+    if isinstance(patch, str) and patch.strip():
+        out: list[dict[str, Any]] = []
+        for fg in patch_lines(patch):
+            out += [
+                {"file": fg.old_path, "start_line": r.start, "end_line": r.end} for r in fg.removed
+            ]
+            if not fg.removed:  # a file-level location: counts at the file level only
+                out.append({"file": fg.path, "start_line": 0, "end_line": 0})
+        return out
+    raise ValueError("the case has no gold_context and no patch to localize against")
+
+
+def _first(data: dict[str, Any], *keys: str) -> Any:
+    return next((data[k] for k in keys if data.get(k) is not None), None)
+
+
+def parse_prediction(answer: str, model_patch: str = "") -> Prediction:
+    """The harness's final answer as a :class:`Prediction` (JSON object or one path a line)."""
+    try:
+        data = orjson.loads(answer)
+    except orjson.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        files = [line.strip() for line in answer.splitlines() if line.strip()]
+        return Prediction(files=files, model_patch=model_patch)
+    spans = _first(data, "spans", "pred_spans") or {}
+    symbols = _first(data, "symbols", "pred_symbols") or {}
+    files = _first(data, "files", "pred_files")
+    return Prediction(
+        files=[str(f) for f in (files if files is not None else [*spans, *symbols])],
+        spans={str(k): list(v) for k, v in spans.items()},
+        symbols={str(k): [str(n) for n in v] for k, v in symbols.items()},
+        steps=list(_first(data, "steps", "pred_steps") or []),
+        model_patch=model_patch,
+    )
+
+
+def _step(path: str, start: Any = None, end: Any = None) -> dict[str, Any]:
+    step: dict[str, Any] = {"files": [path]}
+    if isinstance(start, int) and start > 0:
+        last = end if isinstance(end, int) and end >= start else start
+        step["spans"] = {path: [{"start": start, "end": last}]}
+    return step
+
+
+def _shell_step(command: str) -> dict[str, Any] | None:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return None
+    if len(words) == 2 and words[0] in ("cat", "head", "less"):
+        return _step(words[1])
+    if len(words) == 4 and words[:2] == ["sed", "-n"] and (m := _SED.match(words[2])):
+        return _step(words[3], int(m.group(1)), int(m.group(2) or m.group(1)))
+    return None
+
+
+def steps_from_tool_calls(tool_calls: list[dict[str, JsonValue]]) -> list[dict[str, Any]]:
+    """Retrieval steps from a trace's tool calls (LOCALIZATION §5); other calls are ignored.
+
+    A call is ``{name, arguments|input}``; ``arguments`` may be JSON text.
+    """
+    steps = []
+    for call in tool_calls:
+        name = str(call.get("name") or call.get("tool") or "")
+        args: Any = call.get("arguments", call.get("input")) or {}
+        if isinstance(args, str):
+            try:
+                args = orjson.loads(args)
+            except orjson.JSONDecodeError:
+                args = {"command": args}
+        if not isinstance(args, dict):
+            continue
+        path = _first(args, "path", "file", "file_path", "filename")
+        if name in READ_TOOLS and isinstance(path, str):
+            steps.append(_step(path, args.get("start_line"), args.get("end_line")))
+        elif name in SHELL_TOOLS and isinstance(args.get("command"), str):
+            step = _shell_step(args["command"])
+            if step is not None:
+                steps.append(step)
+    return steps
+
+
+def grade_localization(spec: GraderSpec, submission: Submission, case: Case) -> Score:
+    """Score what the harness localized against the case's gold (module docstring)."""
+    if submission.workdir is None:
+        return skipped(spec, "localization needs the case's checkout at the base commit")
+    try:
+        gold = gold_spans(case)
+    except ValueError as exc:
+        return error(spec, str(exc))
+    trace = submission.trace
+    prediction = parse_prediction(submission.answer, trace.env_snapshot.diff or "")
+    if not prediction.steps:
+        prediction = Prediction(
+            prediction.files,
+            prediction.spans,
+            prediction.symbols,
+            steps_from_tool_calls(trace.tool_calls),
+            prediction.model_patch,
+        )
+    source = getattr(case.env, "source", None)
+    workdir = submission.workdir
+    checkout = (
+        Checkout.from_git(workdir, source.ref if isinstance(source, GitSource) else "HEAD")
+        if (workdir / ".git").exists()
+        else Checkout.from_dir(workdir)
+    )
+    result = score_instance(gold, prediction, checkout)
+    detail: dict[str, JsonValue] = orjson.loads(orjson.dumps(result))
+    return Score(
+        grader=spec.id,
+        metric=spec.id,
+        value=result["final"]["line"]["coverage"],
+        passed=None,
+        detail=detail,
+    )
