@@ -25,7 +25,8 @@ from typing import Any
 
 from benchbook.datasets.contextbench import load_contextbench
 from benchbook.datasets.gold import patch_lines
-from benchbook.eval.localization import Checkout, Prediction, aggregate, score_instance
+from benchbook.eval.checkout import Checkout
+from benchbook.eval.localization import Prediction, aggregate, score_instance
 
 DATA = Path(
     os.environ.get("BENCHBOOK_SHARED_DATA", Path(__file__).resolve().parents[2] / "shared" / "data")

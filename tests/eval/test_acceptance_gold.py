@@ -69,8 +69,16 @@ def planted(dataset_id: str = "gold-probe") -> Dataset:
             {"id": "m2", "description": f"finds the city ({MARKER}-milestone-two)"},
         ],
         "graders": [{"id": "regex", "config": {"pattern": f"{MARKER}-grader"}}],
-        "metadata": {"solution": f"{MARKER}-metadata", "topic": VISIBLE},
-        "gold_fields": ["solution"],
+        "metadata": {
+            "solution": f"{MARKER}-metadata",
+            "topic": VISIBLE,
+            # the gold of the code-localization benchmarks (SPEC I, issue 12)
+            "patch": f"--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-{MARKER}-patch\n+fixed\n",
+            "test_patch": f"{MARKER}-test-patch",
+            "gold_context": [{"file": "x.py", "start_line": 1, "end_line": 1, "content": MARKER}],
+            "FAIL_TO_PASS": f'["{MARKER}-fail-to-pass"]',
+        },
+        "gold_fields": ["solution", "patch", "test_patch", "gold_context", "FAIL_TO_PASS"],
     }
     plain = {
         "id": "plain",

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from benchbook.datasets.contextbench import Selection, load_contextbench
+from benchbook.eval.checkout import Checkout
 from benchbook.eval.localization import (
-    Checkout,
     Prediction,
     aggregate,
     gold_context,

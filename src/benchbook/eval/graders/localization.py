@@ -33,8 +33,9 @@ from benchbook.contracts.dataset import Case, GitSource, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.datasets.contextbench import decode_gold_context, normalize_path
 from benchbook.datasets.gold import patch_lines
+from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.verdicts import error, skipped
-from benchbook.eval.localization import Checkout, Prediction, score_instance
+from benchbook.eval.localization import Prediction, score_instance
 
 if TYPE_CHECKING:
     from benchbook.eval.grading import Submission
