@@ -266,3 +266,23 @@ def contextbench_rows(shared_data: Path) -> dict[str, dict[str, str]]:
 
     table = pq.read_table(shared_data / "contextbench" / "contextbench_verified_test.parquet")
     return {r["base_commit"]: r for r in table.to_pylist()}
+
+
+def test_an_edited_rename_reads_the_old_path_and_git_binary_patches_are_file_level() -> None:
+    patch = (
+        "diff --git a/old/m.py b/new/m.py\nsimilarity index 80%\nrename from old/m.py\n"
+        "rename to new/m.py\nindex 111..222 100644\n--- a/old/m.py\n+++ b/new/m.py\n"
+        "@@ -1,2 +1,2 @@\n def f():\n-    return 1\n+    return 2\n"
+        "diff --git a/bin.dat b/bin.dat\nindex e69de29..d00491f 100644\nGIT binary patch\n"
+        "literal 1\nIcmZo*000310RR91\n\nliteral 0\nHcmV?d00001\n\n"
+    )
+    renamed, binary = gold_locations(patch, tree({"old/m.py": b"def f():\n    return 1\n"}))
+    assert (renamed.path, renamed.old_path, renamed.status) == ("new/m.py", "old/m.py", "renamed")
+    assert [(s.id, s.change) for s in renamed.symbols] == [("new/m.py:f", "modified")]
+    assert renamed.file_level  # a rename is a location of its own
+    assert (binary.path, binary.binary, binary.removed, binary.file_level) == (
+        "bin.dat",
+        True,
+        [],
+        True,
+    )
