@@ -118,7 +118,7 @@ def check_release(path: Path, sha256: str = RELEASE_SHA256) -> str:
     if actual != sha256:
         raise InvalidInput(
             f"{path.name}: sha256 {actual} is not the pinned ContextBench release {sha256}; "
-            "pass the release file, or load it as a local table (no pin)",
+            "pass the release file, or load it as a local table (under another file name)",
             {"file": str(path), "sha256": actual, "expected": sha256},
         )
     return actual
