@@ -5,6 +5,7 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     datasets,
     harnesses,
     imports,
+    mirrors,
     recipes,
     runs,
     server,
