@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,16 @@ def test_bad_input_is_invalid_input_naming_it(ctx: Context, tmp_path: Path) -> N
     with pytest.raises(InvalidInput, match="is not a git repository with a commit"):
         svc.add_mirror(ctx, "a/b", str(tmp_path))
     assert svc.list_mirrors(ctx) == []
+
+
+def test_mirrors_are_seeded_and_listed_from_a_thread_that_runs_an_event_loop(
+    ctx: Context, shared_data: Path
+) -> None:
+    """A notebook or Playwright's sync API runs a loop in the calling thread (red before:
+    'asyncio.run() cannot be called from a running event loop')."""
+
+    async def from_a_loop() -> list[str]:
+        svc.add_mirror(ctx, "clap-rs/clap", _bundle(shared_data))
+        return [m.repo for m in svc.list_mirrors(ctx)]
+
+    assert asyncio.run(from_a_loop()) == ["clap-rs/clap"]

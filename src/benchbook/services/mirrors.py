@@ -8,11 +8,11 @@ workspace): seeding one is an installation-admin action; listing is a read (``mi
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from benchbook.contracts.mirrors import Mirror, MirrorResult
 from benchbook.errors import Forbidden, InvalidInput
+from benchbook.eval.sync import run_sync
 from benchbook.runtime.environments import mirrors as cache
 from benchbook.services.context import Context
 from benchbook.services.run_execution import runtime_config
@@ -55,7 +55,7 @@ def add_mirror(ctx: Context, repo: str, source: str, host: str = "github.com") -
     if not (ctx.principal.role == "admin" and ctx.principal.can_publish_shared):
         raise Forbidden("only installation admins may seed mirrors", {"action": "mirrors:write"})
     try:
-        stats, created = asyncio.run(
+        stats, created = run_sync(
             cache.seed_mirror(runtime_config(ctx.settings).mirrors, repo, Path(source), host)
         )
     except cache.MirrorError as exc:
@@ -67,7 +67,7 @@ def list_mirrors(ctx: Context) -> list[Mirror]:
     """Every mirror of the cache, sorted by host then ``owner/name``."""
     ctx.require("mirrors:read")
     try:
-        found = asyncio.run(cache.list_mirrors(runtime_config(ctx.settings).mirrors))
+        found = run_sync(cache.list_mirrors(runtime_config(ctx.settings).mirrors))
     except cache.MirrorError as exc:
         raise InvalidInput(str(exc)) from exc
     return [_mirror(s) for s in found]
