@@ -9,6 +9,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from sqlalchemy import Engine
+
 from benchbook.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +61,11 @@ def test_the_import_contracts_are_kept() -> None:
     assert "transports are independent of each other" in done.stdout
 
 
-def test_the_app_composed_above_the_transports_serves_all_three(settings: Settings) -> None:
+def test_the_app_composed_above_the_transports_serves_all_three(
+    engine: Engine, settings: Settings
+) -> None:
+    """``engine`` empties the database first: with users left by an earlier test on the same
+    PostgreSQL database, MCP answers 401 instead (order-dependent, seen under xdist)."""
     from fastapi.testclient import TestClient
 
     from benchbook.app import create_app
