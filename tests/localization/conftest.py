@@ -12,7 +12,7 @@ import pytest
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import harnesses, imports, run_execution, runs
-from benchbook.services.context import Context, local_admin_context
+from benchbook.services.context import Context, Principal, local_admin_context
 
 # curated id → bundle (``<owner>__<name>``) of the rows used here
 ROWS = {
@@ -83,3 +83,9 @@ def cb_run(ctx: Context, shared_data: Path, tmp_path: Path) -> ContextBenchRun:
     done = run_execution.execute_run(admin, run.id)
     assert done.status == "finished" and done.counts.ok == len(ROWS), done
     return ContextBenchRun(admin, run.id, mirrors)
+
+
+def as_viewer(ctx: Context) -> Context:
+    """A viewer of the same workspace (authorization depends on the role only)."""
+    principal = Principal(user_id="v", display_name="V", workspace=ctx.workspace, role="viewer")
+    return Context(principal=principal, engine=ctx.engine, settings=ctx.settings)

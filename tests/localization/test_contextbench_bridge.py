@@ -5,9 +5,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchbook.contracts.dataset import GraderSpec
+from benchbook.errors import Forbidden, InvalidInput
 from benchbook.services import localization, scorecards
-from tests.localization.conftest import ORIGINAL, ROWS, ContextBenchRun
+from benchbook.services.context import Context
+from tests.localization.conftest import ORIGINAL, ROWS, ContextBenchRun, as_viewer
 
 STUB = Path(__file__).with_name("contextbench_scorer_stub.py")
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -107,3 +111,17 @@ def test_rescoring_the_saved_run_gives_its_own_numbers_without_the_harness(
 
     first = {r.case_id: r.scores for r in run_results.list_run_results(ctx, cb_run.run_id)}
     assert all(s[0].status == "ok" for s in first.values())
+
+
+def test_only_installation_admins_pass_a_scorer_command_and_one_is_needed(
+    cb_run: ContextBenchRun,
+) -> None:
+    viewer = as_viewer(cb_run.ctx)
+    assert localization.export_localization_run(viewer, cb_run.run_id).gold
+    with pytest.raises(Forbidden, match="installation admins"):
+        localization.score_localization_upstream(viewer, cb_run.run_id, scorer_cmd="true")
+    with pytest.raises(InvalidInput, match="no scorer command"):
+        localization.score_localization_upstream(cb_run.ctx, cb_run.run_id)
+    configured = cb_run.ctx.settings.model_copy(update={"contextbench_scorer_cmd": scorer()})
+    viewer_cfg = Context(principal=viewer.principal, engine=viewer.engine, settings=configured)
+    assert localization.score_localization_upstream(viewer_cfg, cb_run.run_id).agreeing == 2
