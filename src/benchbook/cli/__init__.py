@@ -5,9 +5,11 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     datasets,
     harnesses,
     imports,
+    localization,
     recipes,
     runs,
     server,
+    swebench,
 )
 from benchbook.cli.app import app
 
