@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from benchbook.contracts.dataset import GraderSpec
+from benchbook.datasets.contextbench import RELEASE_FILE, RELEASE_SHA256
 from benchbook.errors import Forbidden, InvalidInput
-from benchbook.services import localization, scorecards
+from benchbook.services import localization, runs, scorecards
 from benchbook.services.context import Context
 from tests.localization.conftest import ORIGINAL, ROWS, ContextBenchRun, as_viewer
 
@@ -125,3 +126,30 @@ def test_only_installation_admins_pass_a_scorer_command_and_one_is_needed(
     configured = cb_run.ctx.settings.model_copy(update={"contextbench_scorer_cmd": scorer()})
     viewer_cfg = Context(principal=viewer.principal, engine=viewer.engine, settings=configured)
     assert localization.score_localization_upstream(viewer_cfg, cb_run.run_id).agreeing == 2
+
+
+def test_the_run_keeps_its_reproducibility_record(cb_run: ContextBenchRun) -> None:
+    run = runs.get_run(cb_run.ctx, cb_run.run_id)
+    record = run.reproducibility
+    assert record["dataset_content_hash"] == run.dataset_content_hash
+    assert record["release"] == {
+        "kind": "file",
+        "file": RELEASE_FILE,
+        "sha256": RELEASE_SHA256,
+        "revision": None,
+        "dataset": None,
+    }
+    assert record["plan_hash"] == run.plan_hash and len(str(record["pricing_sha256"])) == 64
+    assert record["code_revision"] and record["executor"] == "local"
+    scorers = record["scorers"]
+    assert isinstance(scorers, dict) and isinstance(scorers["localization"], dict)
+    assert scorers["localization"]["tree_sitter_language_pack"]
+    timings = record["timings"]
+    assert isinstance(timings, dict) and isinstance(timings["wall_ms"], int)
+    assert timings["started_at"] and timings["finished_at"]
+    audit = record["checkout_audit"]
+    assert isinstance(audit, dict) and (audit["ok"], audit["failed"]) == (2, 0)
+    commits = {c["case_id"]: c["commit"] for c in audit["cases"]}  # type: ignore[index,union-attr]
+    assert commits["SWE-Bench-Verified__python__maintenance__bugfix__90532e38"] == (
+        "19b088636eb7d3f65ab7a1046ac672e0689371d8"
+    )
