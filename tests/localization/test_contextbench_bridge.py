@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 from pathlib import Path
 
@@ -153,3 +154,16 @@ def test_the_run_keeps_its_reproducibility_record(cb_run: ContextBenchRun) -> No
     assert commits["SWE-Bench-Verified__python__maintenance__bugfix__90532e38"] == (
         "19b088636eb7d3f65ab7a1046ac672e0689371d8"
     )
+
+
+def test_a_repository_missing_from_the_mirror_cache_is_named(cb_run: ContextBenchRun) -> None:
+    shutil.rmtree(cb_run.mirrors / "github.com" / "pydata")
+    export = localization.export_localization_run(cb_run.ctx, cb_run.run_id)
+    (warning,) = export.warnings
+    assert "no mirror of https://github.com/pydata/xarray.git" in warning
+    urls = {g["inst_id"]: g["repo_url"] for g in export.gold}
+    assert urls["SWE-Bench-Verified__python__maintenance__bugfix__90532e38"] == (
+        "https://github.com/pydata/xarray.git"
+    )
+    again = scorecards.rescore_run(cb_run.ctx, cb_run.run_id, [GraderSpec(id="localization")])
+    assert (again.metrics["localization"].n, again.metrics["localization"].skipped) == (1, 1)

@@ -138,7 +138,7 @@ def score(
                 cell(_verdict(item)),
             )
         console.print(table)
-        print_skipped(result.skipped, result.problems)
+        print_skipped(result.skipped, [*result.warnings, *result.problems])
         if result.error:
             err_console.print(f"scorer failed: {result.error}", markup=False)
             err_console.print(result.stderr_tail, markup=False)

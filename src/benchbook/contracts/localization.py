@@ -88,6 +88,8 @@ class UpstreamComparison(BaseModel):
         problems: malformed ``--out`` lines (``"line N: …"``), skipped.
         stderr_tail: the end of the scorer's stderr (its aggregates).
         duration_ms: the scorer's wall time.
+        skipped / warnings: as in :class:`LocalizationExport` (a repository without a mirror
+            is passed to the scorer by its URL).
         agreeing / differing: instance counts (an instance only one side scored differs).
     """
 
@@ -101,6 +103,7 @@ class UpstreamComparison(BaseModel):
     duration_ms: NonNegativeInt = 0
     instances: list[InstanceComparison] = Field(default_factory=list)
     skipped: list[SkippedCase] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
     agreeing: NonNegativeInt = 0
     differing: NonNegativeInt = 0
 

@@ -116,7 +116,21 @@ def export_localization_run(ctx: Context, run_id: str, sample: int = 0) -> Local
         NotFound: unknown run or another workspace's.
     """
     ctx.require("runs:read")
+    export, _ = _collect(ctx, run_id, sample, with_scores=False)
+    return export
+
+
+def _collect(
+    ctx: Context, run_id: str, sample: int, with_scores: bool
+) -> tuple[LocalizationExport, dict[str, Score]]:
+    """The export and, ``with_scores``, our localization score per exported case id (the
+    run's own, else the grader applied now with the base commit from the mirror cache), in
+    one pass over the saved traces."""
+    from benchbook.services.run_execution import runtime_config
+
     export = LocalizationExport(run_id=run_id, sample=sample)
+    ours: dict[str, Score] = {}
+    mirrors = runtime_config(ctx.settings).mirrors
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)
     for item in saved_cases(ctx, run, sample):
@@ -137,12 +151,15 @@ def export_localization_run(ctx: Context, run_id: str, sample: int = 0) -> Local
         if mirror is None:
             export.warnings.append(f"{case.id}: no mirror of {source.git} in the cache")
         repo_url = str(mirror) if mirror is not None else source.git
-        submission = Submission(item.trace.answer, item.trace)
+        submission = Submission(item.trace.answer, item.trace, mirrors=mirrors)
         export.gold.append(upstream.gold_row(case, gold, repo_url))
         export.predictions.append(
             upstream.prediction_row(case, submitted_prediction(submission), repo_url)
         )
-    return export
+        if with_scores:
+            own = [s for s in item.scores if s.grader == "localization" and s.status == "ok"]
+            ours[case.id] = own[0] if own else grade_localization(LOCALIZATION, submission, case)
+    return export, ours
 
 
 def _skip(item: SavedCase, reason: str) -> SkippedCase:
@@ -183,7 +200,7 @@ def score_localization_upstream(
     command = _scorer_command(ctx, scorer_cmd)
     if timeout_s <= 0:
         raise InvalidInput("timeout_s must be positive", {"timeout_s": timeout_s})
-    export = export_localization_run(ctx, run_id, sample)
+    export, ours = _collect(ctx, run_id, sample, with_scores=True)
     base = ctx.settings.home / "contextbench"
     base.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="scorer-", dir=base))
@@ -207,8 +224,8 @@ def score_localization_upstream(
         stderr_tail=outcome.stderr_tail,
         duration_ms=outcome.duration_ms,
         skipped=export.skipped,
+        warnings=export.warnings,
     )
-    ours = _our_scores(ctx, run_id, sample)
     for row in export.predictions:
         iid = str(row["instance_id"])
         result.instances.append(_compare(iid, ours.get(iid), outcome.rows.get(iid)))
@@ -232,26 +249,6 @@ def _scorer_command(ctx: Context, scorer_cmd: str | None) -> str:
             {"scorer_cmd": None},
         )
     return command
-
-
-def _our_scores(ctx: Context, run_id: str, sample: int) -> dict[str, Score]:
-    """Our localization score per case id: the run's own, else graded now from the mirror."""
-    from benchbook.services.run_execution import runtime_config
-
-    with ctx.engine.connect() as conn:
-        run = load_run(conn, ctx, run_id)
-    mirrors = runtime_config(ctx.settings).mirrors
-    out: dict[str, Score] = {}
-    for item in saved_cases(ctx, run, sample):
-        if isinstance(item, SkippedCase):
-            continue
-        own = [s for s in item.scores if s.grader == "localization" and s.status == "ok"]
-        if own:
-            out[item.case.id] = own[0]
-            continue
-        submission = Submission(item.trace.answer, item.trace, mirrors=mirrors)
-        out[item.case.id] = grade_localization(LOCALIZATION, submission, item.case)
-    return out
 
 
 def _compare(iid: str, ours: Score | None, row: dict[str, Any] | None) -> InstanceComparison:
