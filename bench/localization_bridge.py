@@ -17,13 +17,13 @@ Reads ``BENCHBOOK_SHARED_DATA`` (default ``../shared/data``).
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 import orjson
+from tests.repo_bundles import mirror_from_bundle
 
 from bench.localization import DATA
 from benchbook.contracts.dataset import GraderSpec
@@ -40,23 +40,10 @@ STUB = ROOT / "tests" / "localization" / "contextbench_scorer_stub.py"
 TARGET_SCORE_S = 30.0
 
 
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
-
-
 def build_mirrors(mirrors: Path) -> set[str]:
-    """One bare mirror per bundle at ``mirrors/github.com/<owner>/<repo>.git``; base commits."""
-    commits = set()
-    for bundle in sorted((DATA / "contextbench" / "repos").glob("*.bundle")):
-        owner, name = bundle.name.split("@")[0].split("__")
-        mirror = mirrors / "github.com" / owner / f"{name}.git"
-        sha = _git("bundle", "list-heads", str(bundle)).split()[0]
-        _git("init", "-q", "--bare", str(mirror))
-        (mirror / "shallow").write_text(sha + "\n")
-        _git("-C", str(mirror), "fetch", "-q", str(bundle), "main:refs/heads/main")
-        _git("-C", str(mirror), "config", "uploadpack.allowAnySHA1InWant", "true")
-        commits.add(sha)
-    return commits
+    """One mirror per bundle (:func:`tests.repo_bundles.mirror_from_bundle`); base commits."""
+    bundles = sorted((DATA / "contextbench" / "repos").glob("*.bundle"))
+    return {mirror_from_bundle(bundle, mirrors)[1] for bundle in bundles}
 
 
 def timed(label: str, fn, *args, **kwargs):  # type: ignore[no-untyped-def]

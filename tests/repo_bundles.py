@@ -41,3 +41,17 @@ def bundled_repo(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) ->
         return done[name]
 
     return checkout
+
+
+def mirror_from_bundle(bundle: Path, mirrors: Path) -> tuple[Path, str]:
+    """``(mirror, sha)``: a bare mirror ``<mirrors>/github.com/<owner>/<name>.git`` of the bundle
+    ``<owner>__<name>@<sha12>.bundle``, laid out like the runtime's mirror cache, the commit
+    marked shallow and SHA fetches allowed (as the runtime's own mirrors do)."""
+    owner, name = bundle.name.split("@")[0].split("__")
+    mirror = mirrors / "github.com" / owner / f"{name}.git"
+    sha = _git("bundle", "list-heads", str(bundle)).split()[0]
+    _git("init", "-q", "--bare", str(mirror))
+    (mirror / "shallow").write_text(sha + "\n")
+    _git("-C", str(mirror), "fetch", "-q", str(bundle), "main:refs/heads/main")
+    _git("-C", str(mirror), "config", "uploadpack.allowAnySHA1InWant", "true")
+    return mirror, sha

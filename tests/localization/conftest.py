@@ -3,7 +3,6 @@ mirrors built from the bundles (no network), the ``localizer`` harness, the case
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import harnesses, imports, run_execution, runs
 from benchbook.services.context import Context, Principal, local_admin_context
+from tests.repo_bundles import mirror_from_bundle
 
 # curated id → bundle (``<owner>__<name>``) of the rows used here
 ROWS = {
@@ -23,22 +23,6 @@ ORIGINAL = {
     "SWE-Bench-Verified__python__maintenance__bugfix__90532e38": "pydata__xarray-4075",
     "Multi-SWE-Bench__c__maintenance__bugfix__49f4a0f4": "jqlang__jq-2654",
 }
-
-
-def _git(*args: str) -> str:
-    return subprocess.run(["git", *args], capture_output=True, text=True, check=True).stdout
-
-
-def mirror_from_bundle(bundle: Path, mirrors: Path, owner: str, name: str) -> Path:
-    """``<mirrors>/github.com/<owner>/<name>.git`` from a single-commit bundle (the commit
-    marked shallow, as the bundles' README says), ready for SHA fetches."""
-    mirror = mirrors / "github.com" / owner / f"{name}.git"
-    sha = _git("bundle", "list-heads", str(bundle)).split()[0]
-    _git("init", "-q", "--bare", str(mirror))
-    (mirror / "shallow").write_text(sha + "\n")
-    _git("-C", str(mirror), "fetch", "-q", str(bundle), "main:refs/heads/main")
-    _git("-C", str(mirror), "config", "uploadpack.allowAnySHA1InWant", "true")
-    return mirror
 
 
 @dataclass(frozen=True)
@@ -58,9 +42,8 @@ def cb_run(ctx: Context, shared_data: Path, tmp_path: Path) -> ContextBenchRun:
     admin = local_admin_context(ctx.engine, settings)
     mirrors = settings.home / "mirrors"
     for bundle_name in ROWS.values():
-        owner, name = bundle_name.split("__")
         (bundle,) = (shared_data / "contextbench" / "repos").glob(f"{bundle_name}@*.bundle")
-        mirror_from_bundle(bundle, mirrors, owner, name)
+        mirror_from_bundle(bundle, mirrors)
     release = shared_data / "contextbench" / "contextbench_verified_test.parquet"
     imports.import_benchmark(admin, ImportRequest(benchmark="contextbench"), file=release)
     harnesses.register_harness(
