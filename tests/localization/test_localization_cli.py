@@ -73,6 +73,8 @@ def test_swebench_predictions_import_and_evaluate(
     written = invoke(cli_env, "swebench", "predictions", cb_run.run_id, "--out", str(out))
     assert written.exit_code == 0 and "wrote 2 predictions" in written.stdout
     assert {r["instance_id"] for r in lines(out)} == {XARRAY, "jqlang__jq-2654"}
+    as_json = invoke(cli_env, "swebench", "predictions", cb_run.run_id, "-o", str(out), "--json")
+    assert orjson.loads(as_json.stdout) == {"out": str(out), "rows": 2, "skipped": []}
     report = tmp_path / "report.json"
     report.write_bytes(orjson.dumps({XARRAY: instance_report(True, [])}))
     imported = invoke(cli_env, "swebench", "import", cb_run.run_id, str(report))

@@ -49,10 +49,14 @@ def predictions(
         None, "--model", help="model_name_or_path (default: the harness id@version)."
     ),
     sample: int = SAMPLE_OPTION,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Write a saved run as official SWE-bench predictions JSONL."""
     result = swebench.export_swebench_predictions(local_context(), run_id, model, sample)
     n = write_jsonl(result.predictions, out)
+    if json:
+        skipped = [s.model_dump() for s in result.skipped]
+        return emit_json({"out": str(out), "rows": n, "skipped": skipped})
     print_skipped(result.skipped, [])
     console.print(f"wrote {n} predictions to {escape(str(out))}")
 
