@@ -360,8 +360,10 @@ class ContextBenchSource:
     def __init__(self, path: Path, name: str | None = None) -> None:
         self.path = path
         self.name = name or path.name
-        # The sha256 is known before any row is read, so the dataset's provenance records it.
-        self.ref = SourceRef(kind="file", file=self.name, sha256=file_sha256(path))
+        # The sha256 is known before any row is read, so the dataset's provenance records it;
+        # a path that is no file is reported by ``rows`` (InvalidInput naming it).
+        digest = file_sha256(path) if path.is_file() else None
+        self.ref = SourceRef(kind="file", file=self.name, sha256=digest)
         self.total: int | None = None
         self.notes: list[str] = []
 
