@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import tempfile
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -39,8 +38,6 @@ from tests.mcp.live import live_server
 
 MAX_EXAMPLES = 25
 """Generated requests per operation."""
-BUDGET_SECONDS = 110.0
-"""The whole run must stay under this (2 cores); the test fails rather than silently skip."""
 CHECKS = [status_code_conformance, response_schema_conformance, content_type_conformance]
 
 
@@ -113,7 +110,6 @@ def server(hub: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Serve
 
 
 schema = schemathesis.openapi.from_dict(served_document())
-STARTED: list[float] = []
 
 
 @schema.parametrize()
@@ -127,11 +123,9 @@ STARTED: list[float] = []
 def test_no_operation_answers_a_server_error_or_off_schema(
     case: schemathesis.Case, server: Server
 ) -> None:
-    STARTED.append(STARTED[0] if STARTED else time.monotonic())
     response = case.call(base_url=server.url, headers=bearer(server.key))
     assert response.status_code < 500, f"{case.method} {case.formatted_path}: {response.text}"
     case.validate_response(response, checks=CHECKS)
-    assert time.monotonic() - STARTED[0] < BUDGET_SECONDS, "schemathesis run over its time budget"
 
 
 def test_a_hugging_face_id_that_cannot_be_a_url_is_400_not_500(client: TestClient) -> None:

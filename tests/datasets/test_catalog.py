@@ -8,10 +8,10 @@ import pytest
 
 from benchbook.contracts import Recipe
 from benchbook.datasets.catalog import CATALOG, get_entry
-from benchbook.datasets.catalog.swebench import swebench_image
 from benchbook.datasets.mapping import CaseBuilder, case_rows
 from benchbook.datasets.sources.files import FileSource
 from benchbook.datasets.sources.folder import FolderSource
+from benchbook.datasets.swebench import swebench_image
 from benchbook.errors import NotFound
 
 REQUIRED = {
@@ -95,9 +95,18 @@ def test_swe_bench_rows_become_repo_cases_with_gold(shared_data: Path) -> None:
     cases = _cases("swe-bench-lite", shared_data / "swebench" / "swe-bench-lite-test.json")
     assert len(cases) == 300
     first = cases[0]
-    assert first["env"] == {"kind": "repo", "source": {"path": "/testbed"}, "setup": []}
-    assert first["image"] == swebench_image(str(first["id"]))
-    assert set(first["gold_fields"]) == {"patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS"}  # type: ignore[arg-type]
+    assert first["env"] == {
+        "kind": "repo",
+        "source": {
+            "git": "https://github.com/django/django.git",
+            "ref": first["metadata"]["base_commit"],
+        },  # type: ignore[index]
+        "setup": [],
+    }
+    assert first["metadata"]["swebench_image"] == swebench_image(str(first["id"]))  # type: ignore[index]
+    assert {"patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS", "hints_text"} <= set(
+        first["gold_fields"]
+    )  # type: ignore[arg-type]
     assert first["metadata"]["version"] == "4.1"  # stays text, never a float  # type: ignore[index]
 
 

@@ -77,8 +77,19 @@ def planted(dataset_id: str = "gold-probe") -> Dataset:
             "test_patch": f"{MARKER}-test-patch",
             "gold_context": [{"file": "x.py", "start_line": 1, "end_line": 1, "content": MARKER}],
             "FAIL_TO_PASS": f'["{MARKER}-fail-to-pass"]',
+            # SWE-bench's hints and a third-party copy's file list are gold too (datasets.swebench)
+            "hints_text": f"{MARKER}-hints",
+            "patch_files": [f"{MARKER}/fix.py"],
         },
-        "gold_fields": ["solution", "patch", "test_patch", "gold_context", "FAIL_TO_PASS"],
+        "gold_fields": [
+            "solution",
+            "patch",
+            "test_patch",
+            "gold_context",
+            "FAIL_TO_PASS",
+            "hints_text",
+            "patch_files",
+        ],
     }
     plain = {
         "id": "plain",

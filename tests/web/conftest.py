@@ -112,7 +112,7 @@ def serve(
     log = (home / "server.log").open("w")
     proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a loaded 2-core machine under xdist
     while True:
         try:
             if httpx.get(base + "/api/health", timeout=1).status_code == 200:
@@ -143,9 +143,11 @@ def server(
         yield running
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
-    """Headless Debian Chromium (skip locally when missing; CI installs it)."""
+    """Headless Debian Chromium (skip locally when missing; CI installs it). Per module:
+    Playwright's sync API keeps an event loop running in the main thread while it is open,
+    which must not reach the next module's tests (under xdist any module may follow)."""
     if not Path(CHROMIUM).exists():
         _need(f"{CHROMIUM} not found")
     with playwright_sync.sync_playwright() as pw:

@@ -6,6 +6,7 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     harnesses,
     imports,
     localization,
+    mirrors,
     recipes,
     runs,
     server,

@@ -16,6 +16,7 @@ READ_ACTIONS = frozenset(
         "harnesses:read",
         "recipes:read",
         "members:read",
+        "mirrors:read",
         "account:manage",
     }
 )

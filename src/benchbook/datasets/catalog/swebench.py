@@ -7,21 +7,12 @@ from typing import Any
 
 from benchbook.contracts import GraderSpec, Origin, Recipe, Scoring
 from benchbook.contracts.recipe import GraderTemplate, Mapping, RecipeSource
+from benchbook.datasets import swebench
 from benchbook.datasets.catalog.entry import CatalogEntry
 from benchbook.datasets.contextbench import RELEASE_FILE, ContextBenchSource, normalize_row
 from benchbook.datasets.mapping import git_url
 from benchbook.datasets.sources.base import Row
 
-SWE_GOLD = ["patch", "test_patch", "FAIL_TO_PASS", "PASS_TO_PASS"]
-SWE_META = [
-    "repo",
-    "base_commit",
-    "version",
-    "created_at",
-    "environment_setup_commit",
-    "hints_text",
-    "difficulty",
-]
 SWE_ORIGIN = {
     "homepage": "https://www.swebench.com/",
     "paper": "https://arxiv.org/abs/2310.06770",
@@ -34,16 +25,6 @@ SWE_ORIGIN = {
     ),
     "task_type": "repository-level issue resolution",
 }
-
-
-def swebench_image(instance_id: str) -> str:
-    """The official evaluation image of an instance: ``__`` becomes ``_1776_``, lowercased."""
-    name = instance_id.replace("__", "_1776_").lower()
-    return f"swebench/sweb.eval.x86_64.{name}:latest"
-
-
-def _image_hook(case: dict[str, Any], row: Row) -> None:
-    case["image"] = swebench_image(case["id"])
 
 
 def _contextbench_hook(case: dict[str, Any], row: Row) -> None:
@@ -62,37 +43,41 @@ def _swe_entry(entry_id: str, dataset: str, description: str) -> CatalogEntry:
     return CatalogEntry(
         Recipe(
             id=entry_id,
-            version="1.0.0",
+            version="1.1.0",
             description=description,
             category="coding",
             origin=Origin(data=f"https://huggingface.co/datasets/{dataset}", **SWE_ORIGIN),
             scoring=Scoring(kind="official", official_evaluator="swebench.harness.run_evaluation"),
             source=RecipeSource(kind="huggingface", dataset=dataset, split="test"),
             mapping=Mapping(
-                id_field="instance_id",
-                task_field="problem_statement",
+                id_field=swebench.ID_FIELD,
+                task_field=swebench.TASK_FIELD,
                 env="repo",
-                repo_path="/testbed",
-                metadata_fields=SWE_META,
-                gold_fields=SWE_GOLD,
+                git_field="repo",
+                ref_field="base_commit",
+                metadata_fields=list(swebench.METADATA_FIELDS),
+                gold_fields=list(swebench.GOLD_FIELDS),
             ),
             grader_templates=[GraderTemplate(id="swe-bench"), GraderTemplate(id="localization")],
         ),
-        hook=_image_hook,
+        hook=swebench.apply_row,
+        file_source=swebench.swebench_file,
     )
 
 
 SWE_BENCH_LITE = _swe_entry(
     "swe-bench-lite",
     "princeton-nlp/SWE-bench_Lite",
-    "300 GitHub issues from 11 Python repositories; the agent edits /testbed in the official "
-    "evaluation image; graded by the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
+    "300 GitHub issues from 11 Python repositories; the agent edits a checkout of the repository "
+    "at base_commit (from the mirror cache; the official image is named in metadata); graded by "
+    "the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
 )
 SWE_BENCH_VERIFIED = _swe_entry(
     "swe-bench-verified",
     "princeton-nlp/SWE-bench_Verified",
-    "500 human-validated SWE-bench issues; the agent edits /testbed in the official evaluation "
-    "image; graded by the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
+    "500 human-validated SWE-bench issues; the agent edits a checkout of the repository at "
+    "base_commit (from the mirror cache; the official image is named in metadata); graded by "
+    "the SWE-bench tests (FAIL_TO_PASS, PASS_TO_PASS).",
 )
 
 CB_GOLD = ["gold_context", "patch", "test_patch", "f2p", "p2p", "hints_text"]

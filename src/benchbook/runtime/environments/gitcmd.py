@@ -68,8 +68,10 @@ async def git(
     *,
     env: Mapping[str, str] | None = None,
     timeout_s: float = GIT_TIMEOUT_S,
+    stdin: bytes | None = None,
 ) -> str:
-    """Run ``git <args>`` in ``cwd``; its stdout as text (invalid UTF-8 replaced).
+    """Run ``git <args>`` in ``cwd`` (``stdin`` fed to it when given); its stdout as text
+    (invalid UTF-8 replaced).
 
     Raises:
         GitError: non-zero exit, timeout, or git not startable; names the subcommand.
@@ -81,7 +83,7 @@ async def git(
             *args,
             cwd=cwd,
             env=git_env(env),
-            stdin=asyncio.subprocess.DEVNULL,
+            stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.PIPE,
             start_new_session=True,
@@ -89,7 +91,7 @@ async def git(
     except OSError as exc:
         raise GitError(f"git {args[0]}: {exc}") from exc
     try:
-        stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout_s)
+        stdout, stderr = await asyncio.wait_for(proc.communicate(stdin), timeout_s)
     except TimeoutError:
         kill_group(proc.pid)
         await proc.wait()
