@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from benchbook.eval.sync import run_sync
+from benchbook.runtime.environments.mirrors import seed_mirror
+
 BundledRepo = Callable[[str], tuple[Path, str]]
 
 
@@ -44,14 +47,10 @@ def bundled_repo(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) ->
 
 
 def mirror_from_bundle(bundle: Path, mirrors: Path) -> tuple[Path, str]:
-    """``(mirror, sha)``: a bare mirror ``<mirrors>/github.com/<owner>/<name>.git`` of the bundle
-    ``<owner>__<name>@<sha12>.bundle``, laid out like the runtime's mirror cache, the commit
-    marked shallow and SHA fetches allowed (as the runtime's own mirrors do)."""
+    """``(mirror, sha)``: the bundle ``<owner>__<name>@<sha12>.bundle`` seeded into the mirror
+    cache ``mirrors`` by the runtime's own ``seed_mirror`` (``benchbook mirrors add``), so the
+    mirror is laid out exactly as checkouts and rescoring read it."""
     owner, name = bundle.name.split("@")[0].split("__")
-    mirror = mirrors / "github.com" / owner / f"{name}.git"
     sha = _git("bundle", "list-heads", str(bundle)).split()[0]
-    _git("init", "-q", "--bare", str(mirror))
-    (mirror / "shallow").write_text(sha + "\n")
-    _git("-C", str(mirror), "fetch", "-q", str(bundle), "main:refs/heads/main")
-    _git("-C", str(mirror), "config", "uploadpack.allowAnySHA1InWant", "true")
-    return mirror, sha
+    stats, _ = run_sync(seed_mirror(mirrors, f"{owner}/{name}", bundle))
+    return stats.path, sha
