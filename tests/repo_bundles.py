@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from benchbook.eval.sync import run_sync
+from benchbook.runtime.environments.mirrors import seed_mirror
+
 BundledRepo = Callable[[str], tuple[Path, str]]
 
 
@@ -41,3 +44,13 @@ def bundled_repo(shared_data: Path, tmp_path_factory: pytest.TempPathFactory) ->
         return done[name]
 
     return checkout
+
+
+def mirror_from_bundle(bundle: Path, mirrors: Path) -> tuple[Path, str]:
+    """``(mirror, sha)``: the bundle ``<owner>__<name>@<sha12>.bundle`` seeded into the mirror
+    cache ``mirrors`` by the runtime's own ``seed_mirror`` (``benchbook mirrors add``), so the
+    mirror is laid out exactly as checkouts and rescoring read it."""
+    owner, name = bundle.name.split("@")[0].split("__")
+    sha = _git("bundle", "list-heads", str(bundle)).split()[0]
+    stats, _ = run_sync(seed_mirror(mirrors, f"{owner}/{name}", bundle))
+    return stats.path, sha

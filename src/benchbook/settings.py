@@ -44,6 +44,11 @@ class Settings(BaseSettings):
         trace_file_bytes: traces larger than this (uncompressed JSON bytes) are kept as files
             under ``home/traces`` (default 1 MiB).
         run_worker: whether ``benchbook serve`` executes queued runs in the background.
+        contextbench_scorer_cmd: the upstream ContextBench scorer command line
+            (``python -m contextbench.evaluate`` in its own Python ≤ 3.11 environment) that
+            ``score_localization_upstream`` runs when the request names none.
+        swebench_python: the Python that has the ``swebench`` package, for
+            ``evaluate_swebench_run`` (default: this interpreter).
         sqlite_busy_timeout_s: how long an SQLite write waits for another writer (a long
             import) before it is refused as 503 ``unavailable`` with ``Retry-After``; reads
             never wait (WAL).
@@ -81,6 +86,8 @@ class Settings(BaseSettings):
     pricing_file: Path | None = None
     trace_file_bytes: int = 1024 * 1024
     run_worker: bool = True
+    contextbench_scorer_cmd: str | None = None
+    swebench_python: str | None = None
 
     def resolved_database_url(self) -> str:
         """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""

@@ -13,6 +13,7 @@ from benchbook.datasets.catalog import get_entry
 from benchbook.datasets.contextbench import (
     RELEASE_FILE,
     RELEASE_SHA256,
+    ContextBenchSource,
     Selection,
     load_contextbench,
     normalize_path,
@@ -185,3 +186,13 @@ def test_the_catalog_hook_checks_out_the_owners_repository() -> None:
     entry.hook(case, row)
     assert case["env"]["source"]["git"] == "https://github.com/fasterxml/jackson-core.git"
     assert [s["file"] for s in case["metadata"]["gold_context"]] == ["src/A.java", ".github/ci.yml"]
+
+
+def test_the_source_knows_the_release_sha256_before_any_row_and_names_a_missing_file(
+    release: Path, tmp_path: Path
+) -> None:
+    assert ContextBenchSource(release).ref.sha256 == RELEASE_SHA256
+    missing = ContextBenchSource(tmp_path / "gone.parquet")
+    assert missing.ref.sha256 is None
+    with pytest.raises(InvalidInput, match=r"gone\.parquet"):
+        next(missing.rows())

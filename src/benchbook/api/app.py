@@ -23,6 +23,7 @@ from benchbook.api import (
     hf,
     jobs,
     keys,
+    localization,
     members,
     recipes,
     runs,
@@ -89,6 +90,7 @@ def install_api(app: FastAPI) -> None:
     app.include_router(jobs.router)
     app.include_router(harnesses.router)
     app.include_router(runs.router)
+    app.include_router(localization.router)
     app.include_router(accounts.router)
     for router in (comments.router, secrets.router, keys.router, members.router):
         app.include_router(router)

@@ -5,10 +5,12 @@ from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     datasets,
     harnesses,
     imports,
+    localization,
     mirrors,
     recipes,
     runs,
     server,
+    swebench,
 )
 from benchbook.cli.app import app
 

@@ -360,7 +360,10 @@ class ContextBenchSource:
     def __init__(self, path: Path, name: str | None = None) -> None:
         self.path = path
         self.name = name or path.name
-        self.ref = SourceRef(kind="file", file=self.name)
+        # The sha256 is known before any row is read, so the dataset's provenance records it;
+        # a path that is no file is reported by ``rows`` (InvalidInput naming it).
+        digest = file_sha256(path) if path.is_file() else None
+        self.ref = SourceRef(kind="file", file=self.name, sha256=digest)
         self.total: int | None = None
         self.notes: list[str] = []
 
@@ -368,7 +371,6 @@ class ContextBenchSource:
         """``(row number, normalized row)``; raises InvalidInput like :func:`load_contextbench`."""
         pinned = RELEASE_SHA256 if self.name == RELEASE_FILE else None
         rows, report = load_contextbench(self.path, sha256=pinned)
-        self.ref = self.ref.model_copy(update={"sha256": file_sha256(self.path)})
         self.total = len(rows)
         self.notes = report.lines()
         yield from enumerate(rows, start=1)

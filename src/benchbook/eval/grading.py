@@ -37,12 +37,16 @@ class Submission:
         status: the runtime's status; graders only run on ``ok`` submissions.
         workdir: the case's working directory, present only while the environment is open
             (None when rescoring a saved run: workspace graders are then ``skipped``).
+        mirrors: the local mirror cache (``<mirrors>/<host>/<owner>/<repo>.git``), where
+            graders that only read the repository at its base commit find it without the
+            workspace (``localization`` when rescoring).
     """
 
     answer: str
     trace: Trace
     status: Literal["ok", "error"] = "ok"
     workdir: Path | None = None
+    mirrors: Path | None = None
 
 
 class VerdictCache(Protocol):

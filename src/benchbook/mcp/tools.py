@@ -31,6 +31,7 @@ from benchbook.mcp import (
     datasets,
     harnesses,
     jobs,
+    localization,
     recipes,
     runs,
     secrets,
@@ -57,6 +58,7 @@ GUIDES: dict[str, ToolGuide] = {
     **accounts.GUIDES,
     **harnesses.GUIDES,
     **runs.GUIDES,
+    **localization.GUIDES,
 }
 
 STREAM_SCHEMA: dict[str, Any] = {

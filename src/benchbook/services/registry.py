@@ -21,11 +21,13 @@ from benchbook.services import (
     imports,
     jobs,
     keys,
+    localization,
     recipes,
     run_results,
     runs,
     scorecards,
     secrets,
+    swebench,
 )
 
 OPERATIONS: dict[str, Callable[..., Any]] = {
@@ -90,6 +92,11 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         scorecards.rescore_run,
         scorecards.list_scorecards,
         scorecards.get_scorecard,
+        localization.export_localization_run,
+        localization.score_localization_upstream,
+        swebench.export_swebench_predictions,
+        swebench.import_swebench_report,
+        swebench.evaluate_swebench_run,
     )
 }
 """Operation name → service function, in SPEC D order."""

@@ -36,6 +36,7 @@ from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
 from benchbook.services.context import Context, Principal
 from benchbook.services.harnesses import load_harness
+from benchbook.services.reproducibility import finish_record
 from benchbook.services.runs import load_run, run_view
 from benchbook.services.secrets import secret_values_for
 from benchbook.settings import Settings
@@ -317,11 +318,14 @@ def execute_run(
         if current is None or current.claimed_by != worker:
             return _view(ctx, run_id)  # taken over: the new holder finishes it
         scorecards.finalize(conn, ctx.settings, current, current.scorecard_id, pricing_sha)
+        finished_at = utcnow()
+        record = finish_record(conn, ctx.settings, current, finished_at)
         repo.set_run(
             conn,
             run_id,
             status=outcome,
-            finished_at=utcnow(),
+            finished_at=finished_at,
+            reproducibility=orjson.dumps(record).decode(),
             claimed_by=None,
             heartbeat_at=None,
         )

@@ -10,16 +10,12 @@ happens in the CLI's own process (``benchbook run``) or in the worker inside
 from __future__ import annotations
 
 import importlib.util
-import platform
 import secrets as random_source
-import sys
 from collections.abc import Iterator
-from typing import Any
 
 import orjson
 from sqlalchemy import Connection
 
-from benchbook import __version__
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.harness import Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
@@ -36,10 +32,10 @@ from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
+from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
 from benchbook.services.secrets import secret_values_for
 from benchbook.store import datasets as dataset_repo
-from benchbook.store import harnesses as harness_repo
 from benchbook.store import runs as repo
 from benchbook.store.events import add_event
 from benchbook.store.tables import utcnow
@@ -179,7 +175,9 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
             heartbeat_at=utcnow() if holder else None,
             total=selected * request.settings.repeats,
             scorecard_id=scorecard_id,
-            reproducibility=orjson.dumps(_reproducibility(version.content_hash, hrow)).decode(),
+            reproducibility=orjson.dumps(
+                start_record(version, hrow, plan, request.settings, ctx.settings)
+            ).decode(),
             created_by=ctx.principal.user_id,
         )
         add_event(
@@ -221,37 +219,6 @@ def _check_importable(harness: Harness) -> None:
             " imported by this server (is its package installed?)",
             {"callable": harness.config.callable},
         )
-
-
-def _reproducibility(dataset_hash: str, hrow: harness_repo.HarnessRow) -> dict[str, Any]:
-    return {
-        "dataset_content_hash": dataset_hash,
-        "harness": f"{hrow.harness_id}@{hrow.version}",
-        "harness_config_hash": hrow.content_hash,
-        "benchbook_version": __version__,
-        "code_revision": _code_revision(),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-    }
-
-
-def _code_revision() -> str | None:
-    """The git commit of the installed source tree, when it is a checkout."""
-    import subprocess
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[3]
-    try:
-        out = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        )
-    except OSError:
-        return None
-    return out.stdout.strip() or None if out.returncode == 0 else None
 
 
 def load_run(conn: Connection, ctx: Context, run_id: str) -> repo.RunRow:

@@ -141,7 +141,8 @@ def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scoreca
     """Grade a finished run's saved traces under another plan, calling no harness (SPEC H.8).
 
     Workspace graders (``command``, ``tests-pass``) are ``skipped``: the case workspaces are
-    gone. Judges reuse cached verdicts when their spec and input are unchanged.
+    gone; ``localization`` reads the base commit from the mirror cache instead. Judges reuse
+    cached verdicts when their spec and input are unchanged.
 
     Args:
         graders: the new plan (at least one grader).
@@ -165,18 +166,27 @@ def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scoreca
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
         )
     plan = RunPlan(graders=graders)
-    card_id = "sc_" + random_source.token_hex(8)
     from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
     rows = run_sync(_regrade(ctx, run, graders, grading))
+    return store_scorecard(ctx, run, plan, rows)
+
+
+def store_scorecard(
+    ctx: Context, run: repo.RunRow, plan: RunPlan, rows: list[tuple[str, int, bool | None, str]]
+) -> Scorecard:
+    """Store a new scorecard of ``run`` (``rescore_of`` = the run's own) with ``rows`` of
+    ``(case_id, sample, passed, scores JSON)`` in one transaction, and return its summary.
+    Not an operation: the core of :func:`rescore_run` and of importing a SWE-bench report."""
+    card_id = "sc_" + random_source.token_hex(8)
     _, pricing_sha = load_pricing(ctx.settings.pricing_file)
     with ctx.engine.begin() as conn:
         repo.insert_scorecard(
             conn,
             id=card_id,
-            run_id=run_id,
+            run_id=run.id,
             plan=plan.model_dump_json(),
             plan_hash=plan_hash(plan),
             rescore_of=run.scorecard_id,
@@ -193,7 +203,10 @@ async def _regrade(
     ctx: Context, run: repo.RunRow, graders: list[GraderSpec], grading: Grading
 ) -> list[tuple[str, int, bool | None, str]]:
     """New scores for every stored result, a chunk of results (and their cases) at a time."""
+    from benchbook.services.run_execution import runtime_config
+
     slots = asyncio.Semaphore(RESCORE_CONCURRENCY)
+    mirrors = runtime_config(ctx.settings).mirrors
     out: list[tuple[str, int, bool | None, str]] = []
 
     async def one(row: Any, case: Case) -> tuple[str, int, bool | None, str]:
@@ -201,7 +214,7 @@ async def _regrade(
             return row.case_id, row.sample, None if row.status == "not_run" else False, "[]"
         async with slots:
             trace = traces.load_trace(ctx.settings, row.trace, row.trace_path)
-            submission = Submission(trace.answer, trace, "ok", None)
+            submission = Submission(trace.answer, trace, "ok", None, mirrors)
             scores = await grade_submission(graders, submission, case, grading)
         dumped = orjson.dumps([s.model_dump(mode="json") for s in scores]).decode()
         return row.case_id, row.sample, decide_passed("ok", scores), dumped

@@ -26,7 +26,7 @@ import os
 import re
 import signal
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeAlias
@@ -96,10 +96,12 @@ def _kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
-async def run_in_workspace(argv: list[str], workdir: Path, timeout_s: float) -> CommandOutcome:
-    """Run ``argv`` in ``workdir`` in a new session (its own process group), clean environment,
-    stdin closed. At the end — timeout or not — the group is SIGKILLed so no grandchild outlives
-    the grader.
+async def run_in_workspace(
+    argv: list[str], workdir: Path, timeout_s: float, extra_env: Mapping[str, str] | None = None
+) -> CommandOutcome:
+    """Run ``argv`` in ``workdir`` in a new session (its own process group), clean environment
+    (plus ``extra_env``), stdin closed. At the end — timeout or not — the group is SIGKILLed so
+    no grandchild outlives the grader.
 
     Raises:
         OSError: the program cannot be started (missing, not executable).
@@ -108,7 +110,7 @@ async def run_in_workspace(argv: list[str], workdir: Path, timeout_s: float) -> 
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=workdir,
-        env=clean_env(workdir),
+        env={**clean_env(workdir), **(extra_env or {})},
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -16,8 +16,9 @@ Inputs, all read after the harness finished:
   working tree when the workspace is not a git repository).
 
 The score's ``value`` is the final line-level coverage; ``detail`` carries every metric. Without
-the workspace (a rescore of a saved run) the grader is ``skipped``: span and symbol levels need
-the repository at the base commit.
+the workspace (a rescore of a saved run) the checkout is read from the mirror cache the run
+cloned from, so a rescore gives the run's own numbers; with neither the grader is ``skipped``:
+span and symbol levels need the repository at the base commit.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from benchbook.datasets.gold import patch_lines
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.verdicts import error, skipped
 from benchbook.eval.localization import Prediction, score_instance
+from benchbook.runtime.environments.repo import RepoError, mirror_path
 
 if TYPE_CHECKING:
     from benchbook.eval.grading import Submission
@@ -140,32 +142,54 @@ def steps_from_tool_calls(tool_calls: list[dict[str, JsonValue]]) -> list[dict[s
     return steps
 
 
+def submitted_prediction(submission: Submission) -> Prediction:
+    """What the harness localized: the answer's prediction, the trace's read tool calls as
+    steps when the answer has none, and the repository diff as ``model_patch``."""
+    trace = submission.trace
+    prediction = parse_prediction(submission.answer, trace.env_snapshot.diff or "")
+    if prediction.steps:
+        return prediction
+    return Prediction(
+        prediction.files,
+        prediction.spans,
+        prediction.symbols,
+        steps_from_tool_calls(trace.tool_calls),
+        prediction.model_patch,
+    )
+
+
+def base_checkout(submission: Submission, case: Case) -> Checkout | None:
+    """The repository at the case's base commit: the workspace while it exists, else the
+    mirror cache (``<mirrors>/<host>/<owner>/<repo>.git``) when it holds the repository;
+    None when neither is there."""
+    source = getattr(case.env, "source", None)
+    ref = source.ref if isinstance(source, GitSource) else "HEAD"
+    workdir = submission.workdir
+    if workdir is not None:
+        if (workdir / ".git").exists():
+            return Checkout.from_git(workdir, ref)
+        return Checkout.from_dir(workdir)
+    if submission.mirrors is None or not isinstance(source, GitSource):
+        return None
+    try:
+        mirror = mirror_path(submission.mirrors, source.git)
+    except RepoError:
+        return None
+    return Checkout.from_git(mirror, ref) if (mirror / "HEAD").is_file() else None
+
+
 def grade_localization(spec: GraderSpec, submission: Submission, case: Case) -> Score:
     """Score what the harness localized against the case's gold (module docstring)."""
-    if submission.workdir is None:
-        return skipped(spec, "localization needs the case's checkout at the base commit")
+    checkout = base_checkout(submission, case)
+    if checkout is None:
+        return skipped(
+            spec, "localization needs the case's checkout at the base commit (workspace or mirror)"
+        )
     try:
         gold = gold_spans(case)
     except ValueError as exc:
         return error(spec, str(exc))
-    trace = submission.trace
-    prediction = parse_prediction(submission.answer, trace.env_snapshot.diff or "")
-    if not prediction.steps:
-        prediction = Prediction(
-            prediction.files,
-            prediction.spans,
-            prediction.symbols,
-            steps_from_tool_calls(trace.tool_calls),
-            prediction.model_patch,
-        )
-    source = getattr(case.env, "source", None)
-    workdir = submission.workdir
-    checkout = (
-        Checkout.from_git(workdir, source.ref if isinstance(source, GitSource) else "HEAD")
-        if (workdir / ".git").exists()
-        else Checkout.from_dir(workdir)
-    )
-    result = score_instance(gold, prediction, checkout)
+    result = score_instance(gold, submitted_prediction(submission), checkout)
     detail: dict[str, JsonValue] = orjson.loads(orjson.dumps(result))
     return Score(
         grader=spec.id,

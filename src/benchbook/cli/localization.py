@@ -1,0 +1,150 @@
+"""``benchbook localization …``: the upstream ContextBench scorer's inputs for a saved run, and
+its numbers beside ours (SPEC I; LOCALIZATION §5).
+
+``export RUN --gold GOLD.jsonl --pred PRED.jsonl`` writes the two JSONL files the scorer reads;
+``score RUN --scorer-cmd "python -m contextbench.evaluate"`` runs it and prints ours vs upstream
+per instance, every differing metric named. The CLI acts as the local admin, an installation
+admin, so it may pass a scorer command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from benchbook.cli.app import (
+    JSON_OPTION,
+    app,
+    cell,
+    console,
+    emit_json,
+    err_console,
+    handle_errors,
+    local_context,
+)
+from benchbook.contracts.localization import InstanceComparison, SkippedCase
+from benchbook.errors import InvalidInput
+from benchbook.eval.contextbench_upstream import write_jsonl
+from benchbook.services import localization
+
+localization_app = typer.Typer(
+    help="Code localization: the upstream ContextBench scorer's files and numbers beside ours."
+)
+app.add_typer(localization_app, name="localization")
+RUN_ARG = typer.Argument(..., metavar="RUN_ID")
+SAMPLE_OPTION = typer.Option(0, "--sample", min=0, help="Which repeat (one row per instance).")
+
+
+def print_skipped(skipped: list[SkippedCase], warnings: list[str]) -> None:
+    """One ``note:`` line per skipped case and warning, on stderr."""
+    for s in skipped:
+        err_console.print(
+            f"note: skipped {s.case_id} (sample {s.sample}): {s.reason}", markup=False
+        )
+    for w in warnings:
+        err_console.print(f"note: {w}", markup=False)
+
+
+@localization_app.command()
+@handle_errors
+def export(
+    run_id: str = RUN_ARG,
+    gold: Path = typer.Option(..., "--gold", help="Where to write the gold JSONL."),
+    pred: Path = typer.Option(..., "--pred", help="Where to write the prediction JSONL."),
+    sample: int = SAMPLE_OPTION,
+    json: bool = JSON_OPTION,
+) -> None:
+    """Write a saved run's gold and prediction JSONL in the upstream scorer's formats."""
+    if pred.name.endswith("output.jsonl"):
+        raise InvalidInput(
+            f"--pred {pred.name}: the upstream scorer refuses prediction files whose name ends"
+            " in output.jsonl; choose another name",
+            {"pred": str(pred)},
+        )
+    out = localization.export_localization_run(local_context(), run_id, sample)
+    n_gold, n_pred = write_jsonl(out.gold, gold), write_jsonl(out.predictions, pred)
+    if json:
+        return emit_json(
+            {
+                "gold": str(gold),
+                "pred": str(pred),
+                "rows": n_gold,
+                "skipped": [s.model_dump() for s in out.skipped],
+                "warnings": out.warnings,
+            }
+        )
+    print_skipped(out.skipped, out.warnings)
+    console.print(f"wrote {n_gold} gold rows to {escape(str(gold))}")
+    console.print(f"wrote {n_pred} prediction rows to {escape(str(pred))}")
+
+
+def _line_coverage(row: dict[str, object] | None) -> str:
+    final = row.get("final") if row else None
+    if not isinstance(final, dict):
+        return "—"
+    return f"{final['line']['coverage']:.3f} / {final['file']['coverage']:.3f}"
+
+
+def _verdict(item: InstanceComparison) -> str:
+    if item.agree:
+        return "same"
+    if item.ours_error or item.upstream_error:
+        return f"ours: {item.ours_error or 'ok'}; upstream: {item.upstream_error or 'ok'}"
+    shown = ", ".join(
+        f"{d.metric} {d.ours:g}≠{d.upstream:g}"
+        if d.ours is not None and d.upstream is not None
+        else f"{d.metric} {d.ours}≠{d.upstream}"
+        for d in item.differences[:4]
+    )
+    more = len(item.differences) - 4
+    return f"DIFFERS: {shown}" + (f" (+{more} more)" if more > 0 else "")
+
+
+@localization_app.command()
+@handle_errors
+def score(
+    run_id: str = RUN_ARG,
+    scorer_cmd: str | None = typer.Option(
+        None,
+        "--scorer-cmd",
+        help="The upstream scorer, e.g. 'python -m contextbench.evaluate' (default: "
+        "BENCHBOOK_CONTEXTBENCH_SCORER_CMD).",
+    ),
+    sample: int = SAMPLE_OPTION,
+    timeout_s: float = typer.Option(
+        localization.DEFAULT_SCORER_TIMEOUT_S, "--timeout-s", help="The scorer's time limit."
+    ),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Run the upstream scorer on a saved run and show its numbers beside ours per instance.
+
+    Exits 1 when the scorer failed or any instance differs.
+    """
+    result = localization.score_localization_upstream(
+        local_context(), run_id, scorer_cmd, sample, timeout_s
+    )
+    if json:
+        emit_json(result)
+    else:
+        table = Table("instance", "ours line/file cov.", "upstream line/file cov.", "comparison")
+        for item in result.instances:
+            table.add_row(
+                cell(item.instance_id),
+                _line_coverage(item.ours),
+                _line_coverage(item.upstream),
+                cell(_verdict(item)),
+            )
+        console.print(table)
+        print_skipped(result.skipped, [*result.warnings, *result.problems])
+        if result.error:
+            err_console.print(f"scorer failed: {result.error}", markup=False)
+            err_console.print(result.stderr_tail, markup=False)
+        console.print(
+            f"{result.agreeing} instance(s) agree, {result.differing} differ"
+            f" (scorer {result.duration_ms / 1000:.1f} s)"
+        )
+    if result.error or result.differing:
+        raise typer.Exit(1)

@@ -1,0 +1,62 @@
+"""Guidance for the localization bridge tools (SPEC I)."""
+
+from __future__ import annotations
+
+from benchbook.mcp.guide import ToolGuide
+from benchbook.mcp.runs import RUN_ID
+
+SAMPLE = "Which repeat to use (0 unless the run has repeats); one row per instance."
+
+GUIDES: dict[str, ToolGuide] = {
+    "export_localization_run": ToolGuide(
+        advice=(
+            "Write 'gold' and 'predictions' one JSON object a line to two files (the prediction"
+            " file's name must not end in output.jsonl) and pass them to the upstream"
+            " ContextBench scorer's --gold and --pred. repo_url is the server's local mirror."
+        ),
+        parameters={"run_id": RUN_ID, "sample": SAMPLE},
+        read_only=True,
+    ),
+    "score_localization_upstream": ToolGuide(
+        advice=(
+            "Runs the scorer configured on the server (BENCHBOOK_CONTEXTBENCH_SCORER_CMD);"
+            " scorer_cmd is accepted from installation admins only. Read 'differing' and each"
+            " instance's 'differences' ({metric, ours, upstream}); 'error' means the scorer"
+            " itself failed (see stderr_tail)."
+        ),
+        parameters={
+            "run_id": RUN_ID,
+            "scorer_cmd": "e.g. 'python -m contextbench.evaluate' (installation admins only).",
+            "sample": SAMPLE,
+            "timeout_s": "The scorer's wall-time limit in seconds.",
+        },
+        read_only=True,
+    ),
+    "export_swebench_predictions": ToolGuide(
+        parameters={
+            "run_id": RUN_ID,
+            "model_name_or_path": "The model name in the rows (default: the harness id@version).",
+            "sample": SAMPLE,
+        },
+        read_only=True,
+    ),
+    "import_swebench_report": ToolGuide(
+        advice=(
+            "Pass the harness's run summary (<model>.<run_id>.json) or its per-instance"
+            " report.json objects merged into one. Creates a new scorecard; the run's own is"
+            " unchanged."
+        ),
+        parameters={"run_id": RUN_ID, "sample": SAMPLE},
+    ),
+    "evaluate_swebench_run": ToolGuide(
+        advice=(
+            "Needs Docker and the swebench package on the server; otherwise status is"
+            " 'unavailable' and message says what is missing. Can take hours."
+        ),
+        parameters={
+            "run_id": RUN_ID,
+            "dataset_name": "The harness's --dataset_name, e.g. princeton-nlp/SWE-bench_Lite.",
+        },
+    ),
+}
+"""Operation name → guide, for ``services/localization.py`` and ``services/swebench.py``."""
