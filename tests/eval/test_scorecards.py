@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 from fractions import Fraction
+from typing import Any
 
 import pytest
 from statsmodels.stats.proportion import proportion_confint
@@ -197,3 +198,58 @@ def test_finish_builds_a_valid_scorecard_with_the_callers_header() -> None:
     )
     assert card.repeats == 2 and card.n == 2 and card.pass_rate == 0.5
     assert card.pass_hat_k["2"] == 0.0 and card.pass_at_k["2"] == 1.0
+
+
+def _localization_detail(line: tuple[int, int, int], auc: float) -> dict[str, Any]:
+    """A ``localization`` score's detail with ``line`` = (intersection, gold, pred) at every
+    level (the other fields of ``score_instance`` are not read by the aggregate)."""
+    common, gold, pred = line
+    level = {
+        "intersection": common,
+        "gold_size": gold,
+        "pred_size": pred,
+        "coverage": common / gold,
+        "precision": common / pred,
+        "f1": 2 * common / (gold + pred),
+    }
+    levels = ("file", "symbol", "span", "line")
+    return {
+        "num_steps": 1,
+        "final": {lv: level for lv in levels},
+        "trajectory": {
+            "steps": [],
+            "auc_coverage": {lv: auc for lv in levels},
+            "redundancy": {lv: 0.0 for lv in levels},
+        },
+        "editloc": None,
+        "ranked": {"mrr": 1.0},
+    }
+
+
+def test_localization_scores_give_micro_and_macro_aggregates_with_both_error_views() -> None:
+    def score(detail: dict[str, Any], status: str = "ok") -> Score:
+        return Score(grader="localization", metric="localization", value=0.0, status=status,
+                     detail=detail)  # fmt: skip
+
+    builder = ScorecardBuilder()
+    builder.add(_result("a", 0, None, scores=[score(_localization_detail((2, 4, 2), 0.5))]))
+    builder.add(_result("b", 0, None, scores=[score(_localization_detail((1, 1, 4), 1.0))]))
+    builder.add(_result("c", 0, None, scores=[score({"error": "no gold"}, "error")]))
+    builder.add(_result("d", 0, None, scores=[score({"reason": "no checkout"}, "skipped")]))
+    builder.add(_result("e", 0, True, scores=[Score(grader="numeric", metric="numeric", value=1)]))
+    card = builder.summary()["localization"]
+    assert (card["instances"], card["errored"]) == (3, 1)  # the skipped one is in neither
+    # micro: Σ∩/ΣG = 3/5, Σ∩/ΣP = 3/6; macro over scored rows: (0.5 + 1)/2, (1 + 0.25)/2
+    assert card["micro"]["line"]["coverage"] == pytest.approx(3 / 5)
+    assert card["micro"]["line"]["precision"] == pytest.approx(3 / 6)
+    assert card["macro"]["line"]["coverage"] == pytest.approx(0.75)
+    assert card["macro"]["line"]["precision"] == pytest.approx(0.625)
+    # errored rows counted as 0: (0.5 + 1 + 0)/3
+    assert card["macro_all"]["line"]["coverage"] == pytest.approx(0.5)
+    assert card["auc_coverage"]["file"] == pytest.approx(0.75)
+
+
+def test_a_scorecard_without_a_localization_grader_has_no_localization_aggregates() -> None:
+    builder = ScorecardBuilder()
+    builder.add(_result("a", 0, True, scores=[Score(grader="numeric", metric="numeric", value=1)]))
+    assert builder.summary()["localization"] is None

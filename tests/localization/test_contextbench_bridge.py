@@ -109,6 +109,10 @@ def test_rescoring_the_saved_run_gives_its_own_numbers_without_the_harness(
     assert again.rescore_of == own.id
     assert again.metrics["localization"].n == 2
     assert again.metrics["localization"] == own.metrics["localization"]
+    # the scorecard carries the micro/macro aggregates of the per-case details, and the rescore
+    # gives the same ones (red before: the scorecard had only the mean line coverage)
+    assert own.localization is not None and own.localization == again.localization
+    assert (own.localization["instances"], own.localization["errored"]) == (2, 0)
     from benchbook.services import run_results
 
     first = {r.case_id: r.scores for r in run_results.list_run_results(ctx, cb_run.run_id)}

@@ -86,3 +86,22 @@ def test_swebench_predictions_import_and_evaluate(
     env = {**cli_env, "BENCHBOOK_SWEBENCH_PYTHON": "/nonexistent/python", "PATH": "/usr/bin:/bin"}
     evaluated = invoke(env, "swebench", "evaluate", cb_run.run_id)
     assert evaluated.exit_code == 1 and "unavailable: Docker not found on PATH" in evaluated.stderr
+
+
+def test_runs_show_and_rescore_print_the_localization_aggregates(
+    cb_run: ContextBenchRun, cli_env: dict[str, str]
+) -> None:
+    from benchbook.services import scorecards
+
+    (own,) = scorecards.list_scorecards(cb_run.ctx, cb_run.run_id)
+    assert own.localization is not None
+    line = own.localization["micro"]["line"]
+    expected = f"  line   {line['coverage']:.3f} / {line['precision']:.3f} |"  # type: ignore[index]
+    for args in (
+        ("runs", "show", cb_run.run_id),
+        ("runs", "rescore", cb_run.run_id, "-g", "localization"),
+    ):
+        result = invoke(cli_env, *args)
+        assert result.exit_code == 0, result.output
+        assert "localization: 2 instance(s), 0 errored" in result.stdout
+        assert expected in result.stdout

@@ -91,6 +91,26 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
         return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
 
 
+def print_localization(aggregates: dict[str, Any] | None) -> None:
+    """The scorecard's localization aggregates, one line a level: coverage and precision,
+    micro (Σ∩/ΣG, Σ∩/ΣP) then macro over the scored instances."""
+    if not aggregates:
+        return
+    console.print(
+        f"localization: {aggregates['instances']:,} instance(s), {aggregates['errored']:,} "
+        "errored (excluded; macro_all in --json counts them as 0) — coverage / precision, "
+        "micro | macro",
+        markup=False,
+    )
+    for level in ("file", "symbol", "span", "line"):
+        micro, macro = aggregates["micro"][level], aggregates["macro"][level]
+        console.print(
+            f"  {level:<6} {micro['coverage']:.3f} / {micro['precision']:.3f} | "
+            f"{macro['coverage']:.3f} / {macro['precision']:.3f}",
+            markup=False,
+        )
+
+
 def print_run(ctx: Context, run: Run) -> None:
     """The run's outcome lines and its scorecard summary."""
     c = run.counts
@@ -111,6 +131,7 @@ def print_run(ctx: Context, run: Run) -> None:
         for k, v in card.pass_at_k.items():
             if len(card.pass_at_k) > 1:
                 console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")
+        print_localization(card.localization)
         if card.cost_usd:
             console.print(f"cost ${card.cost_usd:.4f}", markup=False)
         if card.latency.p50_ms is not None:
@@ -321,6 +342,7 @@ def rescore(
     else:
         line += "nothing graded"
     console.print(line)
+    print_localization(card.localization)
 
 
 @runs_app.command("scorecard")

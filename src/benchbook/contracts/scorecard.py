@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import date, datetime
 from typing import Annotated
 
-from pydantic import BaseModel, Field, NonNegativeInt
+from pydantic import BaseModel, Field, JsonValue, NonNegativeInt
 
 from benchbook.contracts.common import STRICT, NonEmptyStr
 from benchbook.contracts.run import RunPlan
@@ -62,6 +62,12 @@ class Scorecard(BaseModel):
         metrics: per-metric summaries keyed by metric name.
         tokens_input, tokens_output: summed usage; ``cost_usd`` summed priced cost.
         pricing_sha256: sha256 of the pricing table the costs came from.
+        localization: with a ``localization`` grader, the aggregates of its per-case metrics
+            (``benchbook.eval.localization.aggregate``, LOCALIZATION §4): ``{instances,
+            errored, micro, macro, macro_all, auc_coverage, redundancy, editloc}``. Errored
+            scores are excluded from ``micro``/``macro`` (upstream's policy) and count as 0 in
+            ``macro_all``; skipped scores (no checkout) are in neither and counted in
+            ``metrics["localization"].skipped``. None without such a grader.
     """
 
     model_config = STRICT
@@ -90,6 +96,7 @@ class Scorecard(BaseModel):
     cost_usd: float = 0.0
     latency: LatencySummary = Field(default_factory=LatencySummary)
     pricing_sha256: str | None = None
+    localization: dict[str, JsonValue] | None = None
     created_by: str | None = None
     created_at: datetime
 

@@ -32,6 +32,7 @@ from typing import Any
 from benchbook.contracts.run import CaseResult, Usage
 from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Interval, LatencySummary, MetricSummary, Scorecard
+from benchbook.eval.localization import aggregate as localization_aggregate
 
 Z_975 = NormalDist().inv_cdf(0.975)
 """The 0.975 standard-normal quantile (≈ 1.959964), the two-sided 95% critical value."""
@@ -173,6 +174,7 @@ class ScorecardBuilder:
         self._counts = {"n": 0, "passed": 0, "errors": 0, "not_run": 0}
         self._tokens = [0, 0]
         self._cost_usd = 0.0
+        self._localization: list[dict[str, Any]] = []  # per-pair rows for the aggregates
 
     def add(self, result: CaseResult, usage: Usage | None = None) -> None:
         """Count one (case, sample) result.
@@ -195,7 +197,31 @@ class ScorecardBuilder:
         self._durations_ms.append(result.duration_ms)
         for score in result.scores:
             self._metrics.setdefault(score.metric, _MetricTotals()).add(score)
+            if score.metric == "localization":
+                self._add_localization(score)
         self._add_usage(result, usage)
+
+    def _add_localization(self, score: Score) -> None:
+        """Keep what :func:`~benchbook.eval.localization.aggregate` reads of one score: the
+        final levels, the trajectory's AUC and redundancy and EditLoc, or the error."""
+        if score.status == "error":
+            self._localization.append({"error": str(score.detail.get("error", "error"))})
+            return
+        detail = score.detail or {}
+        if score.status != "ok" or not isinstance(detail.get("final"), dict):
+            return
+        trajectory = detail.get("trajectory")
+        trajectory = trajectory if isinstance(trajectory, dict) else {}
+        self._localization.append(
+            {
+                "final": detail["final"],
+                "trajectory": {
+                    "auc_coverage": trajectory.get("auc_coverage"),
+                    "redundancy": trajectory.get("redundancy"),
+                },
+                "editloc": detail.get("editloc"),
+            }
+        )
 
     def _add_usage(self, result: CaseResult, usage: Usage | None) -> None:
         trace = result.trace
@@ -234,6 +260,9 @@ class ScorecardBuilder:
             "pass_at_k": self._averaged(pass_at_k),
             "pass_hat_k": self._averaged(pass_hat_k),
             "metrics": {name: m.summary() for name, m in sorted(self._metrics.items())},
+            "localization": (
+                localization_aggregate(self._localization) if self._localization else None
+            ),
             "tokens_input": self._tokens[0],
             "tokens_output": self._tokens[1],
             "cost_usd": self._cost_usd,
