@@ -15,6 +15,7 @@ from typing import Any
 from benchbook.services import (
     accounts,
     comments,
+    comparisons,
     datasets,
     harnesses,
     hf,
@@ -90,6 +91,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         scorecards.rescore_run,
         scorecards.list_scorecards,
         scorecards.get_scorecard,
+        scorecards.set_scorecard_tags,
+        comparisons.compare_scorecards,
     )
 }
 """Operation name → service function, in SPEC D order."""

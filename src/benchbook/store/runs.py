@@ -13,11 +13,13 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
 
+from benchbook.contracts.comparison import Outcome
 from benchbook.store.tables import (
     case_results,
     judge_verdicts,
     runs,
     scorecard_scores,
+    scorecard_tags,
     scorecards,
     utcnow,
 )
@@ -26,6 +28,7 @@ _R = runs.c
 _C = case_results.c
 _S = scorecards.c
 _SS = scorecard_scores.c
+_T = scorecard_tags.c
 
 
 @dataclass(frozen=True)
@@ -418,3 +421,89 @@ def put_verdict(
                 created_at=utcnow(),
             )
         )
+
+
+def outcomes_of(
+    conn: Connection, run_id: str, scorecard_id: str
+) -> Iterator[tuple[str, int, Outcome | None]]:
+    """``(case_id, sample, outcome)`` of every result of the run in dataset order under one
+    scorecard: ``"passed"``, ``"failed"``, ``"error"`` (harness errored) or None (``not_run``).
+    One query; a pair without a score row of this scorecard falls back to the result's own
+    verdict."""
+    passed = func.coalesce(_SS.passed, _C.passed)
+    stmt = (
+        select(_C.case_id, _C.sample, _C.status, passed)
+        .select_from(
+            case_results.outerjoin(
+                scorecard_scores,
+                and_(
+                    _SS.scorecard_id == scorecard_id,
+                    _SS.case_id == _C.case_id,
+                    _SS.sample == _C.sample,
+                ),
+            )
+        )
+        .where(_C.run_id == run_id)
+        .order_by(_C.position, _C.sample)
+    )
+    for case_id, sample, status, ok in conn.execute(stmt):
+        if status == "not_run":
+            yield case_id, sample, None
+        elif status == "error":
+            yield case_id, sample, "error"
+        else:
+            yield case_id, sample, "passed" if ok else "failed"
+
+
+def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[str, list[str]]:
+    """``{scorecard_id: [tag, …]}`` (tags sorted) for the given scorecards."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def resolve_scorecard_tag(
+    conn: Connection, workspace: str, dataset_id: str, tag: str
+) -> str | None:
+    """The scorecard a tag names for one dataset id in one workspace, or None."""
+    stmt = select(_T.scorecard_id).where(
+        _T.workspace == workspace, _T.dataset_id == dataset_id, _T.tag == tag
+    )
+    value = conn.execute(stmt).scalar()
+    return str(value) if value is not None else None
+
+
+def replace_scorecard_tags(
+    conn: Connection,
+    workspace: str,
+    dataset_id: str,
+    scorecard_id: str,
+    tags: Sequence[str],
+    actor: str,
+) -> None:
+    """Make ``tags`` exactly the scorecard's tags, moving any tag held by another scorecard of
+    the same dataset id."""
+    conn.execute(
+        delete(scorecard_tags).where(
+            _T.workspace == workspace,
+            _T.dataset_id == dataset_id,
+            or_(_T.scorecard_id == scorecard_id, _T.tag.in_(list(tags))),
+        )
+    )
+    if tags:
+        now = utcnow()
+        rows = [
+            {
+                "workspace": workspace,
+                "dataset_id": dataset_id,
+                "tag": tag,
+                "scorecard_id": scorecard_id,
+                "set_by": actor,
+                "set_at": now,
+            }
+            for tag in tags
+        ]
+        conn.execute(insert(scorecard_tags), rows)
