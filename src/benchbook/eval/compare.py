@@ -45,7 +45,7 @@ from benchbook.contracts.scorecard import Scorecard
 DEFAULT_RESAMPLES = 10_000
 DEFAULT_SEED = 0
 ALPHA = 0.05
-MAX_LISTED = 50
+MAX_LISTED = 200
 """Regressed ids listed in one gate failure line (the rest are counted)."""
 
 Key = tuple[str, int]
