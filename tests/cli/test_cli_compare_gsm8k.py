@@ -77,7 +77,7 @@ def test_two_gsm8k_runs_compare_case_by_case_and_gate_ci(
     out = invoke(cli_env, "compare", base, cand, "--format", "json")
     assert out.exit_code == 0, out.output
     c = orjson.loads(out.stdout)["comparison"]
-    by_id = {t["case_id"]: t["transition"] for t in c["cases"]}
+    by_id = {case_id: t for case_id, _, t, _, _ in c["cases"]}  # [id, sample, transition, …]
     assert len(by_id) == GSM8K_ROWS
     assert {i for i, t in by_id.items() if t == "fixed"} == ids(fixed)
     assert {i for i, t in by_id.items() if t == "regressed"} == ids(regressed)

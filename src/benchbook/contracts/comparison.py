@@ -9,7 +9,7 @@ but flagged ``comparable: false`` with the reasons.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, Field, NonNegativeInt
 
@@ -33,12 +33,16 @@ Outcome = Literal["passed", "failed", "error"]
 FailOn = Literal["regression", "significant-drop"]
 
 
-class CaseTransition(BaseModel):
-    """One (case, sample) pair: its outcome on each side (None: absent or ``not_run``)."""
+class CaseTransition(NamedTuple):
+    """One (case, sample) pair: its outcome on each side (None: absent or ``not_run``).
 
-    model_config = STRICT
+    A named tuple, so JSON carries it as the array ``[case_id, sample, transition, baseline,
+    candidate]`` — e.g. ``["gsm8k-7", 0, "fixed", "failed", "passed"]``: a 100k-pair comparison
+    validates in ~0.15 s this way, ~1 s as 100k models.
+    """
+
     case_id: str
-    sample: NonNegativeInt
+    sample: int
     transition: Transition
     baseline: Outcome | None
     candidate: Outcome | None
@@ -100,8 +104,8 @@ class Comparison(BaseModel):
             ``*_harness`` their ``id@version``.
         comparable: False when the dataset content hashes or the plan (grader) hashes differ;
             ``reasons`` says which, e.g. ``"grader hash differs"``.
-        counts: pairs per transition; ``cases`` every pair in baseline order, then the pairs
-            new in the candidate in candidate order.
+        counts: pairs per transition; ``cases`` every pair (a :class:`CaseTransition` array)
+            in baseline order, then the pairs new in the candidate in candidate order.
         paired: pairs present (and not ``not_run``) on both sides; the pass rates, their delta,
             its interval and the McNemar test use these pairs only.
         significant: McNemar ``p_value`` < ``alpha``.
