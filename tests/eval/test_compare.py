@@ -123,14 +123,24 @@ def test_the_bootstrap_interval_agrees_with_scipys_paired_percentile_bootstrap()
 
 
 def test_repeats_resample_whole_cases_and_the_delta_is_over_pairs() -> None:
-    per_case = [(2, 2)] * 10 + [(-1, 2)] * 10 + [(0, 1)] * 5  # diff, paired samples
-    interval = paired_bootstrap(per_case, resamples=2000, seed=3)
+    tally = {(2, 2): 10, (-1, 2): 10, (0, 1): 5}  # (diff, paired samples): cases
+    interval = paired_bootstrap(tally, resamples=2000, seed=3)
     assert interval is not None
     observed = (20 - 10) / 45
     assert interval.low <= observed <= interval.high
-    assert paired_bootstrap([], resamples=10) is None
+    assert paired_bootstrap(dict(reversed(tally.items())), resamples=2000, seed=3) == interval
+    assert paired_bootstrap({}, resamples=10) is None
     with pytest.raises(ValueError, match="resamples"):
-        paired_bootstrap(per_case, resamples=0)
+        paired_bootstrap(tally, resamples=0)
+    # through compare: case a passes 2 of 2 samples more, b loses 1 of 2, c unchanged
+    base: Side = [("a", 0, "failed"), ("a", 1, "failed"), ("b", 0, "passed"), ("b", 1, "passed")]
+    cand: Side = [("a", 0, "passed"), ("a", 1, "passed"), ("b", 0, "passed"), ("b", 1, "failed")]
+    base.append(("c", 0, "passed"))
+    cand.append(("c", 0, "passed"))
+    result = compare_outcomes(card("x"), card("y"), base, cand, resamples=2000, seed=3)
+    assert result.paired == 5 and result.pass_rate_delta == pytest.approx(1 / 5)
+    expected = paired_bootstrap({(2, 2): 1, (-1, 2): 1, (0, 1): 1}, resamples=2000, seed=3)
+    assert result.delta_interval == expected
 
 
 @pytest.mark.parametrize(
