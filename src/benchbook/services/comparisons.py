@@ -13,7 +13,7 @@ from sqlalchemy import Connection
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import InvalidInput, NotFound
-from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outcomes
+from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outcomes, gc_paused
 from benchbook.services.context import Context
 from benchbook.services.scorecards import ID_PREFIXES, load_scorecard, read_scorecard
 from benchbook.store import runs as repo
@@ -90,6 +90,7 @@ def compare_scorecards(
                 f"{cand.dataset}: compare scorecards of the same dataset",
                 {"baseline": base.dataset, "candidate": cand.dataset},
             )
-        before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
-        after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
-        return compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+        with gc_paused():  # 200k fetched tuples, then the pairing
+            before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
+            after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
+            return compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
