@@ -113,11 +113,13 @@ def make_stage(ctx: Context, role: str, scope: str) -> Stage:
     return Stage(tag=tag, ws=ws, run=run, card=card, key=key, home=home)
 
 
-# Operations in walk order: reads first, then writes; among the run writes rescore comes first
-# (it needs an ended run), then retry and resume (which queue the run again), then cancel.
+# Operations in walk order: reads first, then writes; among the run writes tagging and rescore
+# come first (they need a finished run), then retry and resume (which queue the run again), then
+# cancel.
 HARNESS_OPS = ("register_harness", "list_harnesses", "get_harness", "delete_harness_version")
 RUN_READS = ("get_run", "list_run_results", "get_run_trace", "list_scorecards", "get_scorecard")
-RUN_WRITES = ("rescore_run", "retry_run", "resume_run", "cancel_run")
+RUN_READS += ("compare_scorecards",)
+RUN_WRITES = ("set_scorecard_tags", "rescore_run", "retry_run", "resume_run", "cancel_run")
 OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", *RUN_WRITES)
 CELLS: tuple[Cell, ...] = tuple(
     (op, target)
@@ -175,6 +177,12 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         return Call(method, f"/api/runs/{run}{suffix}", body, op, arguments)
     if op == "get_scorecard":
         return Call("GET", f"/api/scorecards/{card}", None, op, {"scorecard_id": card})
+    if op == "compare_scorecards":
+        path = f"/api/scorecards/compare?baseline={card}&candidate={card}"
+        return Call("GET", path, None, op, {"baseline": card, "candidate": card})
+    if op == "set_scorecard_tags":
+        body = {"tags": ["baseline"]}
+        return Call("PUT", f"/api/scorecards/{card}/tags", body, op, {"scorecard_id": card, **body})
     if op == "start_run":
         request = {"dataset": f"{label}-data", "harness": f"{agent}@1.0.0"}
         return Call("POST", "/api/runs", request, op, {"request": request})
@@ -312,18 +320,26 @@ def test_every_role_and_key_scope_gets_the_same_run_and_harness_outcomes_over_ht
             mine, theirs = stage.run[stage.home], stage.run[stage.away()]
             assert runs.get_run(home, mine).status == ("cancelled" if writer else "finished")
             assert len(scorecards.list_scorecards(home, mine)) == (2 if writer else 1)
+            own_card = scorecards.get_scorecard(home, stage.card[stage.home])
+            assert own_card.tags == (["baseline"] if writer else [])
             assert runs.get_run(away, theirs).status == "finished"
             assert len(scorecards.list_scorecards(away, theirs)) == 1
+            assert scorecards.get_scorecard(away, stage.card[stage.away()]).tags == []
     # an outsider (an admin elsewhere) is told "not found", never "forbidden", for ours
     outsider = over_http["outsider", "admin"]
     assert outsider["get_run", "foreign"] == (NOT_FOUND, "run '<team run>' not found")
     assert outsider["cancel_run", "foreign"] == (NOT_FOUND, "run '<team run>' not found")
     assert outsider["get_scorecard", "foreign"] == (NOT_FOUND, "scorecard '<team card>' not found")
-    # a read key of an admin stays read-only: no harness, no run
+    # a read key of an admin stays read-only: no harness, no run, no tag; it still compares
     assert over_http["admin", "read"]["register_harness", "own"] == (
         FORBIDDEN,
         "role 'viewer' may not harnesses:write",
     )
+    assert over_http["admin", "read"]["set_scorecard_tags", "own"] == (
+        FORBIDDEN,
+        "role 'viewer' may not runs:write",
+    )
+    assert over_http["viewer", "read"]["compare_scorecards", "own"] == (OK, "")
 
 
 def _missing_call(stage: Stage, op: str, run_id: str, card_id: str) -> Call:

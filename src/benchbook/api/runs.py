@@ -9,13 +9,16 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
+from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import CaseResult, Run, StartRunRequest, Trace
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.services import comparisons
 from benchbook.services import run_results as results
 from benchbook.services import runs as svc
 from benchbook.services import scorecards as cards
@@ -141,6 +144,46 @@ async def rescore_run(
 def list_scorecards(ctx: ContextDep, run_id: str) -> list[Scorecard]:
     """The run's scorecards: its own first, then rescores."""
     return cards.list_scorecards(ctx, run_id)
+
+
+class ScorecardTagsRequest(BaseModel):
+    """Body of ``PUT /api/scorecards/{id}/tags``: the complete tag list (replaces the current)."""
+
+    tags: list[str]
+
+
+@router.get(
+    "/scorecards/compare",
+    operation_id="compare_scorecards",
+    response_model=Comparison,
+    responses=error_responses(400, 404),
+)
+def compare_scorecards(
+    ctx: ContextDep,
+    baseline: Annotated[
+        str, Query(description="Scorecard id, run id, or a scorecard tag of the same dataset.")
+    ],
+    candidate: Annotated[str, Query(description="Scorecard id or run id.")],
+    seed: Annotated[int, Query(ge=0, le=comparisons.MAX_SEED)] = 0,
+    resamples: Annotated[int, Query(ge=1, le=comparisons.MAX_RESAMPLES)] = 10_000,
+) -> Comparison:
+    """Baseline vs candidate pair by pair (SPEC H.7): transitions, the pass-rate delta with a
+    paired bootstrap interval, McNemar's exact p, metric/cost/token/latency deltas;
+    ``comparable: false`` with reasons when dataset or grader hashes differ. 400 for scorecards
+    of different datasets; 404 for an unknown (or another workspace's) scorecard, run or tag."""
+    return comparisons.compare_scorecards(ctx, baseline, candidate, seed, resamples)
+
+
+@router.put(
+    "/scorecards/{scorecard_id}/tags",
+    operation_id="set_scorecard_tags",
+    response_model=Scorecard,
+    responses=error_responses(400, 403, 404, 409),
+)
+def set_scorecard_tags(ctx: ContextDep, scorecard_id: str, body: ScorecardTagsRequest) -> Scorecard:
+    """Replace a scorecard's movable tags (``baseline``, ``prod``); a tag held by another
+    scorecard of the same dataset moves here. 409 when the run is not ``finished``."""
+    return cards.set_scorecard_tags(ctx, scorecard_id, body.tags)
 
 
 @router.get(

@@ -2,6 +2,7 @@
 
 from benchbook.cli import (  # noqa: F401  (each module registers its commands)
     accounts,
+    compare,
     datasets,
     harnesses,
     imports,

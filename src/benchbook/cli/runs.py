@@ -41,7 +41,8 @@ from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
 runs_app = typer.Typer(
-    help="Evaluation runs: list, show, results, trace, resume, retry, cancel, rescore, scorecard."
+    help="Evaluation runs: list, show, cases, trace, resume, retry, cancel, rescore, scorecard,"
+    " tag."
 )
 app.add_typer(runs_app, name="runs")
 
@@ -267,6 +268,9 @@ def results(
         console.print(cell(f"next page: --after {last.position}:{last.sample}"))
 
 
+runs_app.command("cases", help="A page of a run's (case, sample) results (= results).")(results)
+
+
 @runs_app.command()
 @handle_errors
 def trace(
@@ -350,3 +354,24 @@ def rescore(
 def scorecard(scorecard_id: str = typer.Argument(..., metavar="SCORECARD_ID")) -> None:
     """One scorecard as JSON."""
     emit_json(scorecards.get_scorecard(local_context(), scorecard_id))
+
+
+@runs_app.command("tag")
+@handle_errors
+def tag(
+    ref: str = typer.Argument(..., metavar="SCORECARD_OR_RUN", help="sc_… or run_… (its own)."),
+    tags: list[str] = typer.Argument(
+        None, help="The scorecard's tags (replaces them; none clears)."
+    ),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Set a scorecard's movable tags (baseline, prod); a tag held by another scorecard of the
+    same dataset moves here. Only a finished run's scorecard can be tagged."""
+    ctx = local_context()
+    card_id = ref
+    if ref.startswith("run_"):
+        card_id = runs.get_run(ctx, ref).scorecard_id or ref
+    card = scorecards.set_scorecard_tags(ctx, card_id, tags or [])
+    if json:
+        return emit_json(card)
+    console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))

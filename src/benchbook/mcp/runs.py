@@ -68,5 +68,34 @@ GUIDES: dict[str, ToolGuide] = {
     "get_scorecard": ToolGuide(
         parameters={"scorecard_id": "The scorecard id (sc_…)."}, read_only=True
     ),
+    "set_scorecard_tags": ToolGuide(
+        advice=(
+            "Replaces the scorecard's tags (an empty list clears them); a tag names one "
+            "scorecard per dataset id, so setting it moves it. Only a finished run's scorecard "
+            "can be tagged. compare_scorecards takes a tag as its baseline."
+        ),
+        parameters={
+            "scorecard_id": "The scorecard id (sc_…).",
+            "tags": 'The complete tag list, e.g. ["baseline"].',
+        },
+        idempotent=True,
+    ),
+    "compare_scorecards": ToolGuide(
+        advice=(
+            "Pairs the two scorecards by (case id, sample): transitions (fixed, regressed, "
+            "still_passing, still_failing, missing_in_candidate, new_in_candidate), the "
+            "pass-rate delta with a seeded paired bootstrap 95% interval, McNemar's exact "
+            "p-value, metric/cost/token/latency deltas. comparable is false (with reasons) "
+            "when the dataset content or grader hashes differ; the numbers are still given."
+        ),
+        parameters={
+            "baseline": "Scorecard id (sc_…), run id (run_…) or a scorecard tag such as"
+            " 'baseline', resolved on the candidate's dataset id.",
+            "candidate": "Scorecard id (sc_…) or run id (run_…).",
+            "seed": "Bootstrap seed (default 0).",
+            "resamples": "Bootstrap resamples, 1-100000 (default 10000).",
+        },
+        read_only=True,
+    ),
 }
 """Operation name → guide, for ``services/runs.py`` and ``services/scorecards.py``."""

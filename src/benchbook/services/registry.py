@@ -15,6 +15,7 @@ from typing import Any
 from benchbook.services import (
     accounts,
     comments,
+    comparisons,
     datasets,
     harnesses,
     hf,
@@ -97,6 +98,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         swebench.export_swebench_predictions,
         swebench.import_swebench_report,
         swebench.evaluate_swebench_run,
+        scorecards.set_scorecard_tags,
+        comparisons.compare_scorecards,
     )
 }
 """Operation name → service function, in SPEC D order."""

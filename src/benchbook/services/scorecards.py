@@ -21,6 +21,7 @@ from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import CaseResult, RunPlan, RunSettings, Usage
 from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.datasets.versions import clean_version_tags
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.local import decide_passed
 from benchbook.eval.graders import check_grader_ids
@@ -36,6 +37,8 @@ from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
 
+ID_PREFIXES = ("sc_", "run_")
+"""Prefixes of scorecard and run ids; tags may not start with them."""
 RESCORE_CONCURRENCY = 8
 RESCORE_CHUNK = 500
 
@@ -106,21 +109,40 @@ def finalize(
     return card
 
 
+def load_scorecard(conn: Connection, ctx: Context, scorecard_id: str) -> tuple[Any, repo.RunRow]:
+    """The scorecard header and its run, both of the caller's workspace.
+
+    Raises:
+        NotFound: unknown id, or the scorecard of another workspace's run.
+    """
+    head = repo.get_scorecard(conn, scorecard_id)
+    run = repo.get_run(conn, head.run_id, ctx.workspace) if head is not None else None
+    if head is None or run is None:
+        raise NotFound(f"scorecard {scorecard_id!r} not found", {"id": scorecard_id})
+    return head, run
+
+
+def read_scorecard(conn: Connection, head: Any, run: repo.RunRow) -> Scorecard:
+    """The stored summary (a running run's computed on the fly) with the current tags."""
+    card = (
+        Scorecard.model_validate_json(head.summary)
+        if head.summary is not None
+        else summarize(conn, run, head.id, None)
+    )
+    card.tags = repo.scorecard_tags_of(conn, [head.id]).get(head.id, [])
+    return card
+
+
 def get_scorecard(ctx: Context, scorecard_id: str) -> Scorecard:
-    """One scorecard; a running run's own scorecard is computed on the fly.
+    """One scorecard with its tags; a running run's own scorecard is computed on the fly.
 
     Raises:
         NotFound: unknown id, or the scorecard of another workspace's run.
     """
     ctx.require("runs:read")
     with ctx.engine.connect() as conn:
-        head = repo.get_scorecard(conn, scorecard_id)
-        run = repo.get_run(conn, head.run_id, ctx.workspace) if head is not None else None
-        if head is None or run is None:
-            raise NotFound(f"scorecard {scorecard_id!r} not found", {"id": scorecard_id})
-        if head.summary is not None:
-            return Scorecard.model_validate_json(head.summary)
-        return summarize(conn, run, scorecard_id, None)
+        head, run = load_scorecard(conn, ctx, scorecard_id)
+        return read_scorecard(conn, head, run)
 
 
 def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
@@ -128,13 +150,50 @@ def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
     ctx.require("runs:read")
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)
-        heads = repo.scorecards_of(conn, run_id)
-        return [
-            Scorecard.model_validate_json(h.summary)
-            if h.summary is not None
-            else summarize(conn, run, h.id, None)
-            for h in heads
-        ]
+        return [read_scorecard(conn, h, run) for h in repo.scorecards_of(conn, run_id)]
+
+
+def clean_scorecard_tags(tags: list[str]) -> list[str]:
+    """Trimmed, de-duplicated tags under the version-tag rules of SPEC B (1–60 chars, ≤ 20, not
+    ``latest``, not SemVer), and never shaped like a scorecard or run id (``sc_…``,
+    ``run_…``), so a baseline reference is never ambiguous.
+
+    Raises:
+        InvalidInput: naming the offending tag.
+    """
+    cleaned = clean_version_tags(tags)
+    for tag in cleaned:
+        if tag.startswith(ID_PREFIXES):
+            problem = f"tag {tag[:20]!r} looks like a scorecard or run id (sc_…, run_…)"
+            raise InvalidInput(problem, {"errors": [{"path": "tags", "message": problem}]})
+    return cleaned
+
+
+def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scorecard:
+    """Replace a scorecard's movable tags (``baseline``, ``prod``); a tag held by another
+    scorecard of the same dataset id moves here. An empty list clears them.
+
+    Only a ``finished`` run's scorecards can be tagged: a failed, cancelled, budget-exhausted
+    or unfinished run never becomes a baseline.
+
+    Raises:
+        InvalidInput: a tag breaks the rules of :func:`clean_scorecard_tags`.
+        NotFound: unknown scorecard, or another workspace's.
+        Conflict: the scorecard's run is not ``finished``.
+    """
+    ctx.require("runs:write")
+    cleaned = clean_scorecard_tags(tags)
+    with ctx.engine.begin() as conn:
+        head, run = load_scorecard(conn, ctx, scorecard_id)
+        if run.status != "finished" and cleaned:
+            raise Conflict(
+                f"run {run.id} is {run.status}; only a finished run's scorecard can be tagged",
+                {"id": scorecard_id, "run_id": run.id, "status": run.status},
+            )
+        repo.replace_scorecard_tags(
+            conn, ctx.workspace, run.dataset_id, scorecard_id, cleaned, ctx.principal.user_id
+        )
+        return read_scorecard(conn, head, run)
 
 
 def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scorecard:
@@ -195,8 +254,8 @@ def store_scorecard(
         repo.write_scores(conn, card_id, rows)
         finalize(conn, ctx.settings, run, card_id, pricing_sha)
         head = repo.get_scorecard(conn, card_id)
-    assert head is not None and head.summary is not None
-    return Scorecard.model_validate_json(head.summary)
+        assert head is not None and head.summary is not None
+        return read_scorecard(conn, head, run)
 
 
 async def _regrade(

@@ -9,15 +9,28 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    Connection,
+    and_,
+    bindparam,
+    case,
+    delete,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 
+from benchbook.contracts.comparison import Outcome
 from benchbook.store.tables import (
     case_results,
     judge_verdicts,
     runs,
     scorecard_scores,
+    scorecard_tags,
     scorecards,
     utcnow,
 )
@@ -26,6 +39,7 @@ _R = runs.c
 _C = case_results.c
 _S = scorecards.c
 _SS = scorecard_scores.c
+_T = scorecard_tags.c
 
 
 @dataclass(frozen=True)
@@ -418,3 +432,90 @@ def put_verdict(
                 created_at=utcnow(),
             )
         )
+
+
+def outcomes_of(
+    conn: Connection, run_id: str, scorecard_id: str, own: bool
+) -> Sequence[tuple[str, int, Outcome | None]]:
+    """``(case_id, sample, outcome)`` of every result of the run in dataset order under one
+    scorecard: ``"passed"``, ``"failed"``, ``"error"`` (harness errored) or None (``not_run``).
+
+    One query, the outcome decided in SQL and the rows fetched at once (100k rows: ~0.5 s less
+    than a Python loop over fetched rows). ``own``: the scorecard is the run's own, whose
+    verdicts are the results' own ``passed`` — no join with its score rows.
+    """
+    passed: Any = _C.passed
+    source: Any = case_results
+    if not own:
+        passed = func.coalesce(_SS.passed, _C.passed)
+        on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id)
+        source = case_results.outerjoin(scorecard_scores, and_(on, _SS.sample == _C.sample))
+    outcome = case(
+        (_C.status == "not_run", None),
+        (_C.status == "error", "error"),
+        (passed, "passed"),
+        else_="failed",
+    )
+    stmt = (
+        select(_C.case_id, _C.sample, outcome)
+        .select_from(source)
+        .where(_C.run_id == run_id)
+        .order_by(_C.position, _C.sample)
+    )
+    # the DBAPI cursor's plain tuples: str, int and str-or-None need no result processing, and
+    # skipping SQLAlchemy's Row objects saves ~0.3 s per 100k rows
+    return cast(Sequence[tuple[str, int, Outcome | None]], conn.execute(stmt).cursor.fetchall())
+
+
+def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[str, list[str]]:
+    """``{scorecard_id: [tag, …]}`` (tags sorted) for the given scorecards."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def resolve_scorecard_tag(
+    conn: Connection, workspace: str, dataset_id: str, tag: str
+) -> str | None:
+    """The scorecard a tag names for one dataset id in one workspace, or None."""
+    stmt = select(_T.scorecard_id).where(
+        _T.workspace == workspace, _T.dataset_id == dataset_id, _T.tag == tag
+    )
+    value = conn.execute(stmt).scalar()
+    return str(value) if value is not None else None
+
+
+def replace_scorecard_tags(
+    conn: Connection,
+    workspace: str,
+    dataset_id: str,
+    scorecard_id: str,
+    tags: Sequence[str],
+    actor: str,
+) -> None:
+    """Make ``tags`` exactly the scorecard's tags, moving any tag held by another scorecard of
+    the same dataset id."""
+    conn.execute(
+        delete(scorecard_tags).where(
+            _T.workspace == workspace,
+            _T.dataset_id == dataset_id,
+            or_(_T.scorecard_id == scorecard_id, _T.tag.in_(list(tags))),
+        )
+    )
+    if tags:
+        now = utcnow()
+        rows = [
+            {
+                "workspace": workspace,
+                "dataset_id": dataset_id,
+                "tag": tag,
+                "scorecard_id": scorecard_id,
+                "set_by": actor,
+                "set_at": now,
+            }
+            for tag in tags
+        ]
+        conn.execute(insert(scorecard_tags), rows)

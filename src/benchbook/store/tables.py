@@ -391,3 +391,15 @@ judge_verdicts = Table(
     Column("verdict", Text, nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),
 )
+
+scorecard_tags = Table(
+    "scorecard_tags",
+    metadata,
+    Column("workspace", String(64), ForeignKey("workspaces.id"), primary_key=True),
+    Column("dataset_id", String(128), primary_key=True),  # a tag names one scorecard per dataset
+    Column("tag", String(60), primary_key=True),
+    Column("scorecard_id", String(40), ForeignKey("scorecards.id"), nullable=False),
+    Column("set_by", String(200), nullable=False),
+    Column("set_at", UTCDateTime(), nullable=False),
+)
+Index("ix_scorecard_tags_scorecard", scorecard_tags.c.scorecard_id)
