@@ -453,7 +453,7 @@ class RunWorker(threading.Thread):
                 worker = worker_id(self.settings)
                 if repo.take_run(conn, row, worker, now, lease_until(self.settings, now)):
                     if row.status == "running":
-                        log.info("run %s taken over from %s", row.id, row.claimed_by)
+                        log.warning("run %s taken over from %s", row.id, row.claimed_by)
                     taken = repo.get_run(conn, row.id)
                     assert taken is not None
                     return taken, worker
