@@ -76,7 +76,7 @@ def worker(
 
     signal.signal(signal.SIGTERM, interrupt)
     url = engine.url.render_as_string(hide_password=True)
-    console.print(f"runs worker {runner.holder} on {url}", markup=False)
+    console.print(f"runs worker {runner.holder} on {url}", markup=False, soft_wrap=True)
     try:
         runner.run()  # in this thread, until stopped
     except KeyboardInterrupt:
