@@ -387,3 +387,41 @@ def test_servers_started_together_on_an_empty_database_migrate_one_after_the_oth
     ]
     errors = [p.communicate(timeout=120)[1].decode() for p in procs]
     assert [p.returncode for p in procs] == [0, 0], errors
+
+
+@pytest.mark.parametrize("backend", ["sqlite"], indirect=True)
+def test_benchbook_worker_executes_queued_runs_and_stops_on_sigterm_giving_its_lease_up(
+    ctx: Context, database_url: str, tmp_path: Path
+) -> None:
+    ds.register_dataset(ctx, arithmetic(n=3))
+    python_harness(ctx, "add")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BENCHBOOK_")}
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "BENCHBOOK_HOME": str(tmp_path / "worker"),
+            "PYTHONPATH": os.pathsep.join([str(ROOT), env.get("PYTHONPATH", "")]),
+        }
+    )
+    proc = subprocess.Popen(
+        [BENCHBOOK, "worker", "--poll-s", "0.1"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        run_id = _queued(ctx)
+        until(lambda: runs.get_run(ctx, run_id).status == "finished", "the worker to run it")
+        with ctx.engine.connect() as conn:
+            lease = lease_repo.get_lease(conn, "runs")
+        assert lease is not None and lease.holder.split(":")[1] == str(proc.pid)
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=60)[0].decode()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out
+    assert out.startswith(f"runs worker {lease.holder} on sqlite:///"), out
+    with ctx.engine.connect() as conn:
+        assert lease_repo.get_lease(conn, "runs") is None
