@@ -19,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from benchbook.errors import Unavailable
 from benchbook.settings import Settings
 from benchbook.store.tables import utcnow
 
@@ -99,6 +100,8 @@ class LeaseKeeper(threading.Thread):
             try:
                 if not self.renew():
                     return
+            except Unavailable as exc:  # SQLite's writer busy (a long import): next time
+                log.warning("lease renewal %s postponed: %s", self.name, exc.message)
             except Exception:
                 log.exception("lease renewal %s failed; retrying", self.name)
 

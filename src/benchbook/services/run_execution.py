@@ -54,6 +54,7 @@ from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
 from benchbook.store import leases as lease_repo
 from benchbook.store import runs as repo
+from benchbook.store.engine import try_write
 from benchbook.store.tables import utcnow
 
 log = logging.getLogger(__name__)
@@ -460,7 +461,12 @@ class RunWorker(threading.Thread):
         return None
 
     def _hold_sqlite_lease(self) -> bool:
-        """Take or keep SQLite's one worker lease; False while another live worker has it."""
+        """Take or keep SQLite's one worker lease; False while another live worker has it.
+        While held, its keeper renews it (without waiting on a busy writer) and a poll writes
+        nothing."""
+        keeper = self._keeper
+        if keeper is not None and keeper.is_alive():
+            return True
         now = utcnow()
         with self.engine.begin() as conn:
             seen = lease_repo.get_lease(conn, SQLITE_WORKER_LEASE)
@@ -480,15 +486,20 @@ class RunWorker(threading.Thread):
                 seen.holder if seen else "?",
             )
         self.standby = not held
-        keeper = self._keeper
-        if held and (keeper is None or not keeper.is_alive()) and not self._stop_event.is_set():
+        if held and not self._stop_event.is_set():
             every = self.settings.run_lease_renew_s
             self._keeper = LeaseKeeper("sqlite-worker", self._renew_sqlite_lease, every)
             self._keeper.start()
         return held
 
     def _renew_sqlite_lease(self) -> bool:
-        with self.engine.begin() as conn:
-            return lease_repo.renew_lease(
-                conn, SQLITE_WORKER_LEASE, self.holder, lease_until(self.settings)
-            )
+        """Renew the worker lease; a busy writer (a long import) skips this renewal — the
+        lease may lapse then, but a worker of this host waits for this process anyway."""
+        held = [True]
+
+        def renew(conn: Connection) -> None:
+            until = lease_until(self.settings)
+            held[0] = lease_repo.renew_lease(conn, SQLITE_WORKER_LEASE, self.holder, until)
+
+        try_write(self.engine, renew)
+        return held[0]
