@@ -8,13 +8,19 @@ The statistics live in :mod:`benchbook.eval.compare`.
 
 from __future__ import annotations
 
+from typing import Any
+
+import orjson
 from sqlalchemy import Connection
 
 from benchbook.contracts.comparison import Comparison
+from benchbook.contracts.run import CaseResult
+from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outcomes, gc_paused
 from benchbook.services.context import Context
+from benchbook.services.runs import MAX_PAGE
 from benchbook.services.scorecards import ID_PREFIXES, load_scorecard, read_scorecard
 from benchbook.store import runs as repo
 
@@ -94,3 +100,47 @@ def compare_scorecards(
             before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
             after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
             return compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+
+
+def list_paired_results(
+    ctx: Context, comparison: Comparison, case_ids: list[str]
+) -> dict[tuple[str, int], tuple[CaseResult | None, CaseResult | None]]:
+    """Both sides' results (answer, status, scores under each scorecard, cost, latency; no
+    traces) for a page of a comparison's case ids: ``(case_id, sample) → (baseline,
+    candidate)``, None where a side has no result.
+
+    Args:
+        comparison: from :func:`compare_scorecards` (its runs and scorecards are read again).
+        case_ids: at most 500 ids (every sample of each).
+
+    Raises:
+        InvalidInput: more than 500 ids.
+        NotFound: a run or scorecard of the comparison is gone or of another workspace.
+    """
+    ctx.require("runs:read")
+    if len(case_ids) > MAX_PAGE:
+        raise InvalidInput(f"at most {MAX_PAGE} case ids at once", {"case_ids": len(case_ids)})
+    out: dict[tuple[str, int], list[CaseResult | None]] = {}
+    with ctx.engine.connect() as conn:
+        sides = ((0, comparison.baseline), (1, comparison.candidate))
+        for side, scorecard_id in sides:
+            _, run = load_scorecard(conn, ctx, scorecard_id)
+            for key, row in repo.results_for(conn, run.id, scorecard_id, case_ids).items():
+                out.setdefault(key, [None, None])[side] = _result(row)
+    return {key: (pair[0], pair[1]) for key, pair in out.items()}
+
+
+def _result(row: Any) -> CaseResult:
+    scores = orjson.loads(row.scores) if row.scores else []
+    return CaseResult(
+        case_id=row.case_id,
+        sample=row.sample,
+        position=row.position,
+        status=row.status,
+        error=row.error,
+        answer=row.answer,
+        passed=row.passed if row.status != "not_run" else None,
+        scores=[Score.model_validate(s) for s in scores],
+        cost_usd=row.cost_usd,
+        duration_ms=row.duration_ms,
+    )

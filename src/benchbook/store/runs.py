@@ -519,3 +519,32 @@ def replace_scorecard_tags(
             for tag in tags
         ]
         conn.execute(insert(scorecard_tags), rows)
+
+
+def results_for(
+    conn: Connection, run_id: str, scorecard_id: str, case_ids: Sequence[str]
+) -> dict[tuple[str, int], Any]:
+    """``(case_id, sample) → (case_id, sample, position, status, error, answer, passed, scores,
+    cost_usd, duration_ms)`` of the run's results for ``case_ids`` (every sample) under one
+    scorecard (``scores`` its JSON, None when it has no row). No traces: a page of compared
+    cases reads ≤ 100 ids at once."""
+    if not case_ids:
+        return {}
+    on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id, _SS.sample == _C.sample)
+    stmt = (
+        select(
+            _C.case_id,
+            _C.sample,
+            _C.position,
+            _C.status,
+            _C.error,
+            _C.answer,
+            func.coalesce(_SS.passed, _C.passed).label("passed"),
+            _SS.scores,
+            _C.cost_usd,
+            _C.duration_ms,
+        )
+        .select_from(case_results.outerjoin(scorecard_scores, on))
+        .where(_C.run_id == run_id, _C.case_id.in_(list(case_ids)))
+    )
+    return {(r.case_id, r.sample): r for r in conn.execute(stmt)}

@@ -52,3 +52,10 @@ async def slow(case: CaseInput) -> str:
 def leak_probe(case: CaseInput) -> str:
     """Returns the whole input it received, as JSON (gold-leak tests search it)."""
     return case.model_dump_json()
+
+
+def add_wrong_on_threes(case: CaseInput) -> str:
+    """Off by one when the first number of the task is a multiple of 3 (``What is 3+1?`` → 5),
+    correct otherwise (a candidate that answers differently from :func:`add`)."""
+    a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
+    return str(a + b + (a % 3 == 0))
