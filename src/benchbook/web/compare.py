@@ -17,13 +17,16 @@ from urllib.parse import quote, urlencode
 from fastapi import APIRouter, Request, Response
 
 from benchbook.contracts.comparison import CaseTransition, Comparison
-from benchbook.contracts.run import CaseResult, Run
+from benchbook.contracts.run import CaseResult
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.eval.compare_reports import verdict_line
 from benchbook.services import runs, scorecards
-from benchbook.services.comparisons import compare_scorecards, list_paired_results
-from benchbook.services.runs import TERMINAL
+from benchbook.services.comparisons import (
+    compare_scorecards,
+    list_dataset_scorecards,
+    list_paired_results,
+)
 from benchbook.web.errors import PageRoute
 from benchbook.web.render import TEMPLATES, render, segment
 from benchbook.web.session import Page, PageDep
@@ -48,7 +51,7 @@ LABELS = {
     "new_in_candidate": "new",
 }
 ROWS = 50
-CHOICE_RUNS = 30
+CHOICES = 60
 DEFAULT_TAG = "baseline"
 
 
@@ -89,14 +92,33 @@ def parse_cursor(after: str) -> tuple[int, int]:
     return int(rank), int(index)
 
 
+_BUCKETS: list[tuple[Comparison, dict[str, list[int]]]] = []
+"""The last few comparisons' pair indices by transition (a filter click or the next page
+of the same comparison skips the pass over 100k pairs)."""
+KEPT_BUCKETS = 4
+
+
+def buckets_of(comparison: Comparison) -> dict[str, list[int]]:
+    """Indices into ``comparison.cases`` by transition, in dataset order (memoized for the
+    last :data:`KEPT_BUCKETS` comparison objects; the service hands out the same object for
+    an unchanged comparison of ended runs)."""
+    for kept, buckets in _BUCKETS:
+        if kept is comparison:
+            return buckets
+    buckets = {t: [] for t in ORDER}
+    for i, pair in enumerate(comparison.cases):
+        buckets[pair[2]].append(i)
+    _BUCKETS.insert(0, (comparison, buckets))
+    del _BUCKETS[KEPT_BUCKETS:]
+    return buckets
+
+
 def page_of(
-    cases: list[CaseTransition], show: str, after: tuple[int, int], limit: int = ROWS
+    comparison: Comparison, show: str, after: tuple[int, int], limit: int = ROWS
 ) -> tuple[list[CaseTransition], str | None]:
     """Up to ``limit`` pairs in :data:`ORDER` then dataset order after the cursor, only
     transition ``show`` unless it is ``all``; and the next page's cursor (None at the end)."""
-    buckets: dict[str, list[int]] = {t: [] for t in ORDER}
-    for i, pair in enumerate(cases):
-        buckets[pair[2]].append(i)
+    buckets = buckets_of(comparison)
     picked: list[tuple[int, int]] = []
     for rank, name in enumerate(ORDER):
         if rank < after[0] or (show != "all" and name != show):
@@ -109,7 +131,7 @@ def page_of(
     more = len(picked) > limit
     picked = picked[:limit]
     cursor = f"{picked[-1][0]}:{picked[-1][1]}" if more and picked else None
-    return [cases[i] for _, i in picked], cursor
+    return [comparison.cases[i] for _, i in picked], cursor
 
 
 def _metrics(
@@ -157,19 +179,14 @@ def _scorecard_of(page: Page, ref: str) -> Scorecard:
     return scorecards.get_scorecard(page.ctx, ref)
 
 
-def choices(page: Page, dataset_id: str) -> list[tuple[Scorecard, Run]]:
-    """Scorecards of the dataset's recent ended runs, newest run first (rescores after their
-    run's own): the options of both selects."""
-    out = []
-    for run in runs.list_runs(page.ctx, dataset=dataset_id, limit=CHOICE_RUNS):
-        if run.status in TERMINAL:
-            out += [(card, run) for card in scorecards.list_scorecards(page.ctx, run.id)]
-    return out
+def choices(page: Page, dataset_id: str) -> list[Scorecard]:
+    """Scorecards of the dataset's ended runs, newest first: the options of both selects."""
+    return list_dataset_scorecards(page.ctx, dataset_id, limit=CHOICES)
 
 
 def _latest_candidate(page: Page) -> str | None:
-    ended = [r for r in runs.list_runs(page.ctx, limit=CHOICE_RUNS) if r.status in TERMINAL]
-    return ended[0].scorecard_id if ended else None
+    newest = list_dataset_scorecards(page.ctx, None, limit=1)
+    return newest[0].id if newest else None
 
 
 def filter_url(comparison: Comparison, show: str) -> str:
@@ -197,17 +214,18 @@ def compare_page(
     values: dict[str, Any] = {"nav": "runs", "baseline_ref": baseline, "show": show}
     if not candidate:
         return render(request, page, "compare.html", comparison=None, options=[], **values)
-    card = _scorecard_of(page, candidate)
-    values.update(candidate_card=card, dataset_id=card.dataset.split("@")[0])
     try:
-        comparison = compare_scorecards(page.ctx, baseline.strip() or DEFAULT_TAG, card.id)
+        comparison = compare_scorecards(page.ctx, baseline.strip() or DEFAULT_TAG, candidate)
     except NotFound as exc:
         if baseline.strip() or "tag" not in (exc.details or {}):
             raise
-        return _picker(request, page, values, exc.message, 200)
+        return _picker(request, page, values, _scorecard_of(page, candidate), exc.message, 200)
     except InvalidInput as exc:  # e.g. scorecards of different datasets
-        return _picker(request, page, values, exc.message, exc.http_status)
-    pairs, next_cursor = page_of(list(comparison.cases), show, cursor)
+        card = _scorecard_of(page, candidate)
+        return _picker(request, page, values, card, exc.message, exc.http_status)
+    card = scorecards.get_scorecard(page.ctx, comparison.candidate)
+    values.update(candidate_card=card, dataset_id=card.dataset.split("@")[0])
+    pairs, next_cursor = page_of(comparison, show, cursor)
     return render(
         request,
         page,
@@ -220,15 +238,32 @@ def compare_page(
         order=ORDER,
         labels=LABELS,
         filter_url=filter_url,
-        options=choices(page, values["dataset_id"]),
+        options=_with_chosen(page, choices(page, values["dataset_id"]), comparison, card),
         **values,
     )
 
 
+def _with_chosen(
+    page: Page, options: list[Scorecard], comparison: Comparison, candidate: Scorecard
+) -> list[Scorecard]:
+    """The options plus the compared scorecards when they are older than the listed ones."""
+    known = {o.id for o in options}
+    extra = [candidate] if candidate.id not in known else []
+    if comparison.baseline not in known and comparison.baseline != candidate.id:
+        extra.append(scorecards.get_scorecard(page.ctx, comparison.baseline))
+    return options + extra
+
+
 def _picker(
-    request: Request, page: Page, values: dict[str, Any], message: str, status: int
+    request: Request,
+    page: Page,
+    values: dict[str, Any],
+    card: Scorecard,
+    message: str,
+    status: int,
 ) -> Response:
     """The selects with a message instead of a comparison (no baseline yet, bad pair)."""
+    values.update(candidate_card=card, dataset_id=card.dataset.split("@")[0])
     options = choices(page, values["dataset_id"])
     return render(
         request,
