@@ -202,8 +202,10 @@ def list_paired_results(
 
 
 def _result(row: Any) -> CaseResult:
+    """A stored result as a :class:`CaseResult` without validating it again (the columns and
+    the scores JSON were validated when written; validation cost ~0.2 ms a result here)."""
     scores = orjson.loads(row.scores) if row.scores else []
-    return CaseResult(
+    return CaseResult.model_construct(
         case_id=row.case_id,
         sample=row.sample,
         position=row.position,
@@ -211,7 +213,7 @@ def _result(row: Any) -> CaseResult:
         error=row.error,
         answer=row.answer,
         passed=row.passed if row.status != "not_run" else None,
-        scores=[Score.model_validate(s) for s in scores],
+        scores=[Score.model_construct(**s) for s in scores],
         cost_usd=row.cost_usd,
         duration_ms=row.duration_ms,
     )

@@ -78,6 +78,11 @@ def may_delete_comment(ctx: Context, author: str) -> bool:
     return author == ctx.principal.user_id or ctx.allows("comments:delete")
 
 
+def may_start_run(ctx: Context) -> bool:
+    """True when ``start_run`` could succeed for the caller (a "Start a run" button)."""
+    return ctx.allows("runs:write")
+
+
 def require_start_run(ctx: Context) -> None:
     """Forbidden unless ``start_run`` could succeed for the caller (the start-run form)."""
     ctx.require("runs:write")
@@ -100,7 +105,7 @@ def run_controls(ctx: Context, workspace: str, status: str) -> RunControls:
     ``rescore_run`` and ``set_scorecard_tags`` enforce (a run of another workspace: none)."""
     write = workspace == ctx.workspace and ctx.allows("runs:write")
     return RunControls(
-        start=ctx.allows("runs:write"),
+        start=may_start_run(ctx),
         rescore=write and status not in ("queued", "running"),
         tag=write and status == "finished",
     )

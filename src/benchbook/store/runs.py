@@ -530,7 +530,9 @@ def results_for(
     cases reads ≤ 100 ids at once."""
     if not case_ids:
         return {}
-    on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id, _SS.sample == _C.sample)
+    scored = and_(
+        _SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id, _SS.sample == _C.sample
+    )
     stmt = (
         select(
             _C.case_id,
@@ -544,7 +546,7 @@ def results_for(
             _C.cost_usd,
             _C.duration_ms,
         )
-        .select_from(case_results.outerjoin(scorecard_scores, on))
+        .select_from(case_results.outerjoin(scorecard_scores, scored))
         .where(_C.run_id == run_id, _C.case_id.in_(list(case_ids)))
     )
     return {(r.case_id, r.sample): r for r in conn.execute(stmt)}

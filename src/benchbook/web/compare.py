@@ -223,8 +223,11 @@ def compare_page(
     except InvalidInput as exc:  # e.g. scorecards of different datasets
         card = _scorecard_of(page, candidate)
         return _picker(request, page, values, card, exc.message, exc.http_status)
-    card = scorecards.get_scorecard(page.ctx, comparison.candidate)
-    values.update(candidate_card=card, dataset_id=card.dataset.split("@")[0])
+    dataset_id = comparison.candidate_dataset.split("@")[0]
+    options = choices(page, dataset_id)
+    listed = next((o for o in options if o.id == comparison.candidate), None)
+    card = listed or scorecards.get_scorecard(page.ctx, comparison.candidate)
+    values.update(candidate_card=card, dataset_id=dataset_id)
     pairs, next_cursor = page_of(comparison, show, cursor)
     return render(
         request,
@@ -238,7 +241,7 @@ def compare_page(
         order=ORDER,
         labels=LABELS,
         filter_url=filter_url,
-        options=_with_chosen(page, choices(page, values["dataset_id"]), comparison, card),
+        options=_with_chosen(page, options, comparison, card),
         **values,
     )
 

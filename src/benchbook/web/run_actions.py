@@ -22,7 +22,7 @@ from benchbook.contracts.run import Run, StartRunRequest
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets, harnesses, runs, scorecards
 from benchbook.services.context import Context
-from benchbook.services.controls import RunControls, require_start_run
+from benchbook.services.controls import RunControls, may_start_run, require_start_run
 from benchbook.services.controls import run_controls as service_run_controls
 from benchbook.services.validation import parse_model
 from benchbook.web.errors import PageRoute
@@ -56,7 +56,10 @@ def run_controls(ctx: Context, run: Run) -> RunControls:
     return service_run_controls(ctx, run.workspace, run.status)
 
 
-TEMPLATES.env.globals.update(run_controls=run_controls, run_url=run_url)
+# may_start_run(page.ctx): whether a list or page shows a "Start a run" button
+TEMPLATES.env.globals.update(
+    run_controls=run_controls, run_url=run_url, may_start_run=may_start_run
+)
 
 
 class FieldError(InvalidInput):
