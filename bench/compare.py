@@ -130,11 +130,14 @@ def _stored_run(ctx: Any, side: list[Any]) -> str:
     return str(run.scorecard_id)
 
 
-def bench_service(url: str, home: Path, base: list[Any], cand: list[Any]) -> tuple[float, float]:
-    """``(registration + writes s, best-of-3 compare_scorecards s)`` on the database ``url``."""
+def stored_pair(
+    url: str, home: Path, base: list[Any], cand: list[Any]
+) -> tuple[Any, str, str, float]:
+    """``(local admin context, baseline scorecard id, candidate scorecard id, setup s)``: the
+    dataset ``bench``@1.0.0 and two finished runs with ``base``'s and ``cand``'s outcomes on
+    the database ``url``."""
     from benchbook.contracts import Dataset
     from benchbook.services import datasets, harnesses
-    from benchbook.services.comparisons import compare_scorecards
     from benchbook.services.context import local_admin_context, open_engine
     from benchbook.settings import Settings
 
@@ -151,9 +154,22 @@ def bench_service(url: str, home: Path, base: list[Any], cand: list[Any]) -> tup
                "config": {"callable": "tests.eval.harnesses.agents:add"}}  # fmt: skip
     harnesses.register_harness(ctx, harnesses.parse_harness(harness))
     a, b = _stored_run(ctx, base), _stored_run(ctx, cand)
-    setup = time.perf_counter() - started
-    compare_scorecards(ctx, a, b)  # warm: scipy imported, caches filled
-    return setup, best_of(lambda: compare_scorecards(ctx, a, b))
+    return ctx, a, b, time.perf_counter() - started
+
+
+def bench_service(url: str, home: Path, base: list[Any], cand: list[Any]) -> tuple[float, float]:
+    """``(registration + writes s, best-of-3 compare_scorecards s)`` on the database ``url``,
+    each call computed afresh (the process's comparison cache emptied first)."""
+    from benchbook.services.comparisons import compare_scorecards, forget_comparisons
+
+    ctx, a, b, setup = stored_pair(url, home, base, cand)
+
+    def fresh() -> None:
+        forget_comparisons()
+        compare_scorecards(ctx, a, b)
+
+    fresh()  # warm: scipy imported, caches filled
+    return setup, best_of(fresh)
 
 
 def scipy_import_s() -> float:

@@ -6,6 +6,7 @@ Oracles: statsmodels' ``mcnemar(table, exact=True)`` for the p-value and
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import numpy as np
@@ -23,6 +24,7 @@ from benchbook.eval.compare import (
     paired_bootstrap,
     transition,
 )
+from benchbook.eval.compare_reports import verdict_line
 
 Side = list[tuple[str, int, Outcome | None]]
 
@@ -227,3 +229,19 @@ def test_significant_drop_fails_only_a_significant_negative_delta() -> None:
     base, cand = table_pair(1319, 40, 10, 700)  # a significant gain passes
     assert gate(compare_outcomes(card("x"), card("y"), base, cand), "significant-drop").passed
     assert gate(compare_outcomes(card("x"), card("y"), base, cand), "regression").exit_code == 1
+
+
+def test_the_verdict_line_names_the_points_interval_p_value_and_verdict() -> None:
+    base, cand = table_pair(1319, 10, 40, 700)
+    drop = verdict_line(compare_outcomes(card("a"), card("b"), base, cand))
+    assert re.fullmatch(r"−2\.3 points, 95% CI \[−\d\.\d, −\d\.\d\], McNemar p = 2\.\de-05: "
+                        r"significant drop", drop), drop  # fmt: skip
+    gain = verdict_line(compare_outcomes(card("a"), card("b"), cand, base))
+    assert gain.startswith("+2.3 points, 95% CI [+") and gain.endswith(": significant gain")
+    base, cand = table_pair(1319, 12, 10, 700)
+    flat = verdict_line(compare_outcomes(card("a"), card("b"), base, cand))
+    assert flat.startswith("+0.2 points") and flat.endswith(
+        "McNemar p = 0.83: no significant change"
+    )
+    empty = verdict_line(compare_outcomes(card("a"), card("b"), [], []))
+    assert empty == "no paired cases: nothing to compare"

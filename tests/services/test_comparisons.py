@@ -9,7 +9,7 @@ from benchbook.contracts.dataset import GraderSpec
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.eval.compare import gate
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses, runs, scorecards
+from benchbook.services import harnesses, run_execution, runs, scorecards
 from benchbook.services.comparisons import compare_scorecards
 from benchbook.services.context import Context
 from tests.eval.test_runs import arithmetic, python_harness, rctx, run_to_end, start
@@ -40,6 +40,21 @@ def test_transitions_follow_the_two_runs_case_by_case(rctx: Context) -> None:
     assert [c.candidate for c in back.cases if c.transition == "regressed"] == ["error", "error"]
     verdict = gate(back, "regression")
     assert verdict.exit_code == 1 and verdict.failures[0] == "2 regressed: c1#0, c11#0"
+
+
+def test_a_comparison_is_reused_only_while_both_runs_stay_ended(rctx: Context) -> None:
+    base, cand = two_runs(rctx)
+    first = compare_scorecards(rctx, base, cand)
+    assert compare_scorecards(rctx, base, cand) is first  # both ended: computed once
+    assert compare_scorecards(rctx, base, cand, seed=1) is not first
+    run_id = scorecards.get_scorecard(rctx, base).run_id
+    runs.retry_run(rctx, run_id)  # queued again: its errored results are gone until it runs
+    queued = compare_scorecards(rctx, base, cand)
+    assert (queued.counts.new_in_candidate, queued.counts.fixed) == (2, 0)
+    assert compare_scorecards(rctx, base, cand) is not queued  # not ended: never reused
+    run_execution.execute_run(rctx, run_id)
+    again = compare_scorecards(rctx, base, cand)
+    assert again is not first and (again.counts.new_in_candidate, again.counts.fixed) == (0, 2)
 
 
 def test_run_ids_stand_for_their_own_scorecards(rctx: Context) -> None:

@@ -52,6 +52,27 @@ def _mcnemar(c: Comparison) -> str:
     )
 
 
+def _points(value: float) -> str:
+    """A pass-rate difference in percentage points, signed with a true minus: ``−3.1``."""
+    return f"{value * 100:+.1f}".replace("-", "\u2212")
+
+
+def verdict_line(c: Comparison) -> str:
+    """The one-line verdict: ``−3.1 points, 95% CI [−5.0, −1.2], McNemar p = 0.002:
+    significant drop`` (``no paired cases`` when nothing pairs). Significance is McNemar's
+    exact test at ``c.alpha``; the interval is the paired bootstrap's."""
+    delta = c.pass_rate_delta
+    if delta is None:
+        return "no paired cases: nothing to compare"
+    i = c.delta_interval
+    interval = f", 95% CI [{_points(i.low)}, {_points(i.high)}]" if i is not None else ""
+    if not c.significant:
+        verdict = "no significant change"
+    else:
+        verdict = "significant drop" if delta < 0 else "significant gain"
+    return f"{_points(delta)} points{interval}, McNemar p = {c.mcnemar.p_value:.2g}: {verdict}"
+
+
 def _ids(c: Comparison, transition: str, limit: int) -> list[str]:
     return [f"{t.case_id}#{t.sample}" for t in c.cases if t.transition == transition][:limit]
 

@@ -8,13 +8,20 @@ The statistics live in :mod:`benchbook.eval.compare`.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from typing import Any
+
+import orjson
 from sqlalchemy import Connection
 
 from benchbook.contracts.comparison import Comparison
+from benchbook.contracts.run import CaseResult
+from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outcomes, gc_paused
 from benchbook.services.context import Context
+from benchbook.services.runs import MAX_PAGE, TERMINAL
 from benchbook.services.scorecards import ID_PREFIXES, load_scorecard, read_scorecard
 from benchbook.store import runs as repo
 
@@ -90,7 +97,123 @@ def compare_scorecards(
                 f"{cand.dataset}: compare scorecards of the same dataset",
                 {"baseline": base.dataset, "candidate": cand.dataset},
             )
+        key = _cache_key(base, base_run, cand, cand_run, seed, resamples)
+        if key is not None and key in _CACHE:
+            _CACHE.move_to_end(key)
+            return _CACHE[key]
         with gc_paused():  # 200k fetched tuples, then the pairing
             before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
             after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
-            return compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+            found = compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+    if key is not None:
+        _CACHE[key] = found
+        while len(_CACHE) > CACHED_COMPARISONS:
+            _CACHE.popitem(last=False)
+    return found
+
+
+CACHED_COMPARISONS = 4
+"""Comparisons of ended runs kept in this process (a 100k-pair one holds ~15 MB)."""
+_CACHE: OrderedDict[tuple[Any, ...], Comparison] = OrderedDict()
+
+
+def forget_comparisons() -> None:
+    """Empty this process's cache of comparisons (benchmarks time the computation itself)."""
+    _CACHE.clear()
+
+
+def _cache_key(
+    base: Scorecard,
+    base_run: repo.RunRow,
+    cand: Scorecard,
+    cand_run: repo.RunRow,
+    seed: int,
+    resamples: int,
+) -> tuple[Any, ...] | None:
+    """What a comparison depends on, or None while a run has not ended (its results change).
+
+    An ended run's results change only when it is queued again (resume, retry), which clears
+    ``finished_at`` and sets a new one when it ends, so the key holds both runs' status and
+    ``finished_at``; a scorecard's scores never change once written. Tags are resolved to ids
+    before. Callers must not mutate the returned comparison (it is shared)."""
+    if base_run.status not in TERMINAL or cand_run.status not in TERMINAL:
+        return None
+    stamps = (base_run.status, base_run.finished_at, cand_run.status, cand_run.finished_at)
+    return (base.id, cand.id, seed, resamples, *stamps)
+
+
+def list_dataset_scorecards(
+    ctx: Context, dataset_id: str | None, limit: int = 50
+) -> list[Scorecard]:
+    """The scorecards of ``dataset_id``'s ended runs in the caller's workspace (rescores
+    included), newest first, with their tags: what a baseline or candidate can be picked from.
+
+    Args:
+        dataset_id: a dataset id; None: every dataset's.
+        limit: at most this many (1–500).
+
+    Raises:
+        InvalidInput: ``limit`` out of range.
+    """
+    ctx.require("runs:read")
+    if not 1 <= limit <= MAX_PAGE:
+        raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
+    with ctx.engine.connect() as conn:
+        found = repo.dataset_scorecards(conn, ctx.workspace, dataset_id, TERMINAL, limit)
+        tags = repo.scorecard_tags_of(conn, [head.id for head, _ in found])
+        cards = []
+        for head, run in found:
+            card = (
+                Scorecard.model_validate_json(head.summary)
+                if head.summary is not None
+                else read_scorecard(conn, head, run)
+            )
+            card.tags = tags.get(head.id, [])
+            cards.append(card)
+    return cards
+
+
+def list_paired_results(
+    ctx: Context, comparison: Comparison, case_ids: list[str]
+) -> dict[tuple[str, int], tuple[CaseResult | None, CaseResult | None]]:
+    """Both sides' results (answer, status, scores under each scorecard, cost, latency; no
+    traces) for a page of a comparison's case ids: ``(case_id, sample) → (baseline,
+    candidate)``, None where a side has no result.
+
+    Args:
+        comparison: from :func:`compare_scorecards` (its runs and scorecards are read again).
+        case_ids: at most 500 ids (every sample of each).
+
+    Raises:
+        InvalidInput: more than 500 ids.
+        NotFound: a run or scorecard of the comparison is gone or of another workspace.
+    """
+    ctx.require("runs:read")
+    if len(case_ids) > MAX_PAGE:
+        raise InvalidInput(f"at most {MAX_PAGE} case ids at once", {"case_ids": len(case_ids)})
+    out: dict[tuple[str, int], list[CaseResult | None]] = {}
+    with ctx.engine.connect() as conn:
+        sides = ((0, comparison.baseline), (1, comparison.candidate))
+        for side, scorecard_id in sides:
+            _, run = load_scorecard(conn, ctx, scorecard_id)
+            for key, row in repo.results_for(conn, run.id, scorecard_id, case_ids).items():
+                out.setdefault(key, [None, None])[side] = _result(row)
+    return {key: (pair[0], pair[1]) for key, pair in out.items()}
+
+
+def _result(row: Any) -> CaseResult:
+    """A stored result as a :class:`CaseResult` without validating it again (the columns and
+    the scores JSON were validated when written; validation cost ~0.2 ms a result here)."""
+    scores = orjson.loads(row.scores) if row.scores else []
+    return CaseResult.model_construct(
+        case_id=row.case_id,
+        sample=row.sample,
+        position=row.position,
+        status=row.status,
+        error=row.error,
+        answer=row.answer,
+        passed=row.passed if row.status != "not_run" else None,
+        scores=[Score.model_construct(**s) for s in scores],
+        cost_usd=row.cost_usd,
+        duration_ms=row.duration_ms,
+    )

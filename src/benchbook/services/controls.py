@@ -76,3 +76,36 @@ def may_delete_comment(ctx: Context, author: str) -> bool:
     if not ctx.allows("comments:write"):
         return False
     return author == ctx.principal.user_id or ctx.allows("comments:delete")
+
+
+def may_start_run(ctx: Context) -> bool:
+    """True when ``start_run`` could succeed for the caller (a "Start a run" button)."""
+    return ctx.allows("runs:write")
+
+
+def require_start_run(ctx: Context) -> None:
+    """Forbidden unless ``start_run`` could succeed for the caller (the start-run form)."""
+    ctx.require("runs:write")
+
+
+@dataclass(frozen=True)
+class RunControls:
+    """What the caller may do to one run of their workspace (the run page's action block)."""
+
+    start: bool
+    """``start_run`` (another run like this one)."""
+    rescore: bool
+    """``rescore_run``: ``runs:write`` and the run has ended (not queued or running)."""
+    tag: bool
+    """``set_scorecard_tags`` on its scorecards: ``runs:write`` and the run is ``finished``."""
+
+
+def run_controls(ctx: Context, workspace: str, status: str) -> RunControls:
+    """The caller's :class:`RunControls` for a run of ``workspace`` in ``status`` — the rules
+    ``rescore_run`` and ``set_scorecard_tags`` enforce (a run of another workspace: none)."""
+    write = workspace == ctx.workspace and ctx.allows("runs:write")
+    return RunControls(
+        start=may_start_run(ctx),
+        rescore=write and status not in ("queued", "running"),
+        tag=write and status == "finished",
+    )

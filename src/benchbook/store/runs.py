@@ -540,3 +540,56 @@ def replace_scorecard_tags(
             for tag in tags
         ]
         conn.execute(insert(scorecard_tags), rows)
+
+
+def results_for(
+    conn: Connection, run_id: str, scorecard_id: str, case_ids: Sequence[str]
+) -> dict[tuple[str, int], Any]:
+    """``(case_id, sample) → (case_id, sample, position, status, error, answer, passed, scores,
+    cost_usd, duration_ms)`` of the run's results for ``case_ids`` (every sample) under one
+    scorecard (``scores`` its JSON, None when it has no row). No traces: a page of compared
+    cases reads ≤ 100 ids at once."""
+    if not case_ids:
+        return {}
+    scored = and_(
+        _SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id, _SS.sample == _C.sample
+    )
+    stmt = (
+        select(
+            _C.case_id,
+            _C.sample,
+            _C.position,
+            _C.status,
+            _C.error,
+            _C.answer,
+            func.coalesce(_SS.passed, _C.passed).label("passed"),
+            _SS.scores,
+            _C.cost_usd,
+            _C.duration_ms,
+        )
+        .select_from(case_results.outerjoin(scorecard_scores, scored))
+        .where(_C.run_id == run_id, _C.case_id.in_(list(case_ids)))
+    )
+    return {(r.case_id, r.sample): r for r in conn.execute(stmt)}
+
+
+def dataset_scorecards(
+    conn: Connection, workspace: str, dataset_id: str | None, statuses: Sequence[str], limit: int
+) -> list[tuple[Any, RunRow]]:
+    """``(scorecard header, run)`` of the scorecards of ``dataset_id``'s runs (any dataset's
+    when None) in ``workspace`` whose status is one of ``statuses``, newest scorecard first
+    (headers as :func:`get_scorecard`). Two queries, whatever the number of results."""
+    runs_of = select(_R.id).where(_R.workspace == workspace, _R.status.in_(list(statuses)))
+    if dataset_id is not None:
+        runs_of = runs_of.where(_R.dataset_id == dataset_id)
+    stmt = (
+        select(*_SC_COLUMNS)
+        .where(_S.run_id.in_(runs_of.scalar_subquery()))
+        .order_by(_S.created_at.desc(), _S.id.desc())
+        .limit(limit)
+    )
+    heads = list(conn.execute(stmt))
+    ids = sorted({h.run_id for h in heads})
+    rows: list[Any] = list(conn.execute(select(*_RUN_COLUMNS).where(_R.id.in_(ids)))) if ids else []
+    by_id = {r.id: RunRow(*r) for r in rows}
+    return [(h, by_id[h.run_id]) for h in heads]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from benchbook.web import accounts, comments, datasets, hf, imports, recipes
+from benchbook.web import accounts, comments, compare, datasets, hf, imports, recipes, run_actions
 from benchbook.web.errors import install_page_errors
 from benchbook.web.headers import SecurityHeaders
 from benchbook.web.render import STATIC_DIR
@@ -26,6 +26,8 @@ def mount_web(app: FastAPI) -> None:
     for router in (*routers, recipes.router):
         app.include_router(router)
     app.include_router(accounts.router)
+    app.include_router(run_actions.router)
+    app.include_router(compare.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     install_page_errors(app)
     app.add_middleware(SecurityHeaders)

@@ -63,3 +63,10 @@ async def logged(case: CaseInput) -> str:
         log.write(f"{os.getpid()} {case.case_id} {case.sample}\n")
     await asyncio.sleep(0.15)
     return add(case)
+
+
+def add_wrong_on_threes(case: CaseInput) -> str:
+    """Off by one when the first number of the task is a multiple of 3 (``What is 3+1?`` → 5),
+    correct otherwise (a candidate that answers differently from :func:`add`)."""
+    a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
+    return str(a + b + (a % 3 == 0))
