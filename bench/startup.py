@@ -47,8 +47,13 @@ TARGET_STARTUP_S = 0.25
 TARGET_IMPORT_RATIO = 2.0
 
 
+#: Not passed on: a database or key of the caller's, and PYTHONDONTWRITEBYTECODE (without
+#: bytecode caches every process would compile each module it imports from source again).
+DROPPED = ("DATABASE_URL", "BENCHBOOK_API_KEY", "PYTHONDONTWRITEBYTECODE")
+
+
 def _env(src: Path, home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BENCHBOOK_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if k not in DROPPED}
     return {**env, "PYTHONPATH": str(src), "BENCHBOOK_HOME": str(home), "COLUMNS": "100"}
 
 
@@ -117,7 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         try:
             _wait_for(f"{api}/health", server)
             for n in range(-1, opts.rounds):
-                record("interpreter", partial(_timed_process, [sys.executable, "-c", "pass"], {}))
+                python = [sys.executable, "-c", "pass"]
+                record("interpreter", partial(_timed_process, python, _env(ROOT, tmp)))
                 for tree, src in trees.items():
                     env = _env(src, tmp / f"home-{tree}")
                     for flag in ("--version", "--help"):
