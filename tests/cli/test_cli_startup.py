@@ -66,6 +66,13 @@ def test_help_lists_every_command_with_its_help_line() -> None:
     assert listed == [[name, entry.help] for name, entry in COMMANDS.items()]
 
 
+def test_benchbook_alone_prints_the_help_and_exits_2() -> None:
+    bare, helped = CliRunner().invoke(app, []), CliRunner().invoke(app, ["--help"])
+    assert bare.exit_code == 2
+    assert bare.stdout == helped.stdout
+    assert "Commands:" in bare.stdout
+
+
 def test_the_lazy_table_matches_the_command_modules() -> None:
     """Every module's registrations, loaded eagerly, equal COMMANDS: names, help, module."""
     for module in {entry.module for entry in COMMANDS.values()}:

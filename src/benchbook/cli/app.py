@@ -112,6 +112,14 @@ class LazyGroup(TyperGroup):
     def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         _click.Command.format_help(self, ctx, formatter)
 
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        """``benchbook`` alone prints the help on stdout and exits 2 (typer's rich layout
+        printed it while formatting; the plain one only returns it)."""
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            _click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
     def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
