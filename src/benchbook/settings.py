@@ -10,7 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -44,6 +44,14 @@ class Settings(BaseSettings):
         trace_file_bytes: traces larger than this (uncompressed JSON bytes) are kept as files
             under ``home/traces`` (default 1 MiB).
         run_worker: whether ``benchbook serve`` executes queued runs in the background.
+        run_lease_s: how long a claim on a run (or an import job) holds without renewal
+            (seconds, default 30); once it lapses another server's worker takes the run over.
+        run_lease_renew_s: how often the holder renews its claims (seconds, default 10; must
+            be shorter than ``run_lease_s``).
+        worker_host: the host part of worker ids (default: the host name). A run held by a
+            process of the same host is taken over as soon as that process is gone, without
+            waiting for its lease; give replicas that share a host name but not a process
+            table (containers) distinct values.
         contextbench_scorer_cmd: the upstream ContextBench scorer command line
             (``python -m contextbench.evaluate`` in its own Python ≤ 3.11 environment) that
             ``score_localization_upstream`` runs when the request names none.
@@ -86,8 +94,20 @@ class Settings(BaseSettings):
     pricing_file: Path | None = None
     trace_file_bytes: int = 1024 * 1024
     run_worker: bool = True
+    run_lease_s: float = Field(default=30.0, gt=0)
+    run_lease_renew_s: float = Field(default=10.0, gt=0)
+    worker_host: str | None = Field(default=None, pattern=r"^[^:\s]{1,40}$")
     contextbench_scorer_cmd: str | None = None
     swebench_python: str | None = None
+
+    @model_validator(mode="after")
+    def _renew_within_lease(self) -> Settings:
+        if self.run_lease_renew_s >= self.run_lease_s:
+            raise ValueError(
+                f"BENCHBOOK_RUN_LEASE_RENEW_S ({self.run_lease_renew_s}) must be shorter than"
+                f" BENCHBOOK_RUN_LEASE_S ({self.run_lease_s})"
+            )
+        return self
 
     def resolved_database_url(self) -> str:
         """The database URL in force: ``DATABASE_URL`` or SQLite at ``home/benchbook.db``."""

@@ -67,6 +67,8 @@ COMMANDS: dict[str, LazyCommand] = {
         ("migrate", "server", "Create or upgrade the database schema to the newest revision."),
         ("serve", "server", "Serve the dashboard, the HTTP API and MCP with uvicorn, plus the"
          " runs worker."),
+        ("worker", "server", "Execute queued runs without serving HTTP: one more worker on a"
+         " shared PostgreSQL."),
         ("mcp", "server", "Serve MCP over stdio: one tool per operation, as BENCHBOOK_API_KEY's"
          " user or the local admin."),
         ("users", "accounts", "Create and list users, set passwords (installation-wide)."),

@@ -186,7 +186,7 @@ def run_command(
     if detach:
         run = runs.start_run(ctx, request)
     else:
-        worker = run_execution.worker_id()
+        worker = run_execution.worker_id(ctx.settings)
         run = runs.create_run(ctx, request, holder=worker)
         if not json:
             cases = count(run.counts.total // settings.repeats, "case")

@@ -52,6 +52,40 @@ def serve(
     uvicorn.run(application, host=host or settings.host, port=port or settings.port)
 
 
+@app.command()
+@handle_errors
+def worker(
+    poll_s: float = typer.Option(1.0, min=0.05, help="Seconds between polls when idle."),
+) -> None:
+    """Execute queued runs without serving HTTP: one more worker on a shared PostgreSQL.
+
+    Claims runs with a lease (BENCHBOOK_RUN_LEASE_S, renewed every BENCHBOOK_RUN_LEASE_RENEW_S)
+    and takes over runs whose holder died; stops on Ctrl-C or SIGTERM (a run in progress is
+    then taken over by another worker once its lease lapses). See docs/scale.md.
+    """
+    import signal
+
+    from benchbook.services.run_execution import RunWorker
+
+    settings = get_settings()
+    engine = open_engine(settings)
+    runner = RunWorker(engine, settings, poll_s=poll_s)
+
+    def interrupt(*_: object) -> None:
+        raise KeyboardInterrupt  # like Ctrl-C: leave at once, even mid-run
+
+    signal.signal(signal.SIGTERM, interrupt)
+    url = engine.url.render_as_string(hide_password=True)
+    console.print(f"runs worker {runner.holder} on {url}", markup=False, soft_wrap=True)
+    try:
+        runner.run()  # in this thread, until stopped
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runner.stop()
+        engine.dispose()
+
+
 @app.command("mcp")
 @handle_errors
 def mcp_stdio() -> None:

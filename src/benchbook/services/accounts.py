@@ -266,14 +266,18 @@ def remove_member(ctx: Context, user: str) -> None:
 
 def bootstrap_admin(engine: Engine, email: str = BOOTSTRAP_EMAIL) -> str | None:
     """On a database without users, create an installation admin who administers
-    ``default`` and return their one-time generated password; otherwise return None.
+    ``default`` and return their one-time generated password; otherwise return None (also
+    when another server starting on the same database created it first).
     """
     password = random_source.token_urlsafe(12)
-    with engine.begin() as conn:
-        if repo.count_users(conn):
-            return None
-        row = insert_user(conn, email, "Admin", password, admin=True)
-        repo.upsert_member(conn, DEFAULT_WORKSPACE, row.id, "admin")
+    try:
+        with engine.begin() as conn:
+            if repo.count_users(conn):
+                return None
+            row = insert_user(conn, email, "Admin", password, admin=True)
+            repo.upsert_member(conn, DEFAULT_WORKSPACE, row.id, "admin")
+    except (Conflict, IntegrityError):
+        return None  # another server on the same database bootstrapped it at the same moment
     return password
 
 

@@ -9,7 +9,13 @@ back: a cancelled or failed import stores nothing.
 SQLite holds one write lock for the whole import transaction, so on SQLite the pool runs one
 import at a time and progress of a running job is kept in memory (read by ``get_import`` in the
 same process); its state, final counts, result and error are always persisted. PostgreSQL also
-persists progress while the job runs (every 0.25 s or 1000 rows).
+persists progress while the job runs (every 0.25 s or 1000 rows), so any server on the same
+database reads it.
+
+A job is held by the process that runs it (``claimed_by``, a lease renewed every
+``run_lease_renew_s`` on PostgreSQL): when that process dies, a runs worker of any server ends
+the job ``failed`` (:func:`reap_orphaned_imports`) instead of leaving it ``running`` forever —
+its transaction died with it, so nothing was stored.
 """
 
 from __future__ import annotations
@@ -24,12 +30,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import orjson
+from sqlalchemy import Engine
 
 from benchbook.contracts.imports import ImportProgress, ImportRequest, ImportResult
 from benchbook.contracts.jobs import FINISHED_STATES, ImportJob, JobError
 from benchbook.errors import BenchbookError, Cancelled, Forbidden, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.services.imports import import_benchmark
+from benchbook.services.leases import (
+    LeaseKeeper,
+    holder_alive,
+    lease_until,
+    on_this_host,
+    worker_id,
+)
+from benchbook.settings import Settings
 from benchbook.store import jobs as repo
 
 log = logging.getLogger(__name__)
@@ -51,6 +66,37 @@ class _Live:
 _LIVE: dict[str, _Live] = {}
 _POOLS: dict[str, ThreadPoolExecutor] = {}
 _POOL_LOCK = threading.Lock()
+_HOLDERS: dict[int, str] = {}
+"""This process's holder id for import jobs (keyed by pid: a forked child gets its own)."""
+_KEEPERS: dict[int, LeaseKeeper] = {}
+
+
+def _holder(settings: Settings) -> str:
+    with _POOL_LOCK:
+        return _HOLDERS.setdefault(os.getpid(), worker_id(settings))
+
+
+def _keep_leases(ctx: Context) -> None:
+    """Start this process's import-lease keeper once (PostgreSQL only: on SQLite a renewal
+    would wait for the import's own write lock; there the holder's pid decides)."""
+    if ctx.engine.dialect.name == "sqlite":
+        return
+    holder = _holder(ctx.settings)
+    engine, settings = ctx.engine, ctx.settings
+
+    def renew() -> bool:
+        live = list(_LIVE)
+        if live:
+            with engine.begin() as conn:
+                repo.renew_job_leases(conn, live, holder, lease_until(settings))
+        return True
+
+    with _POOL_LOCK:
+        keeper = _KEEPERS.get(os.getpid())
+        if keeper is None or not keeper.is_alive():
+            keeper = LeaseKeeper("imports", renew, settings.run_lease_renew_s)
+            _KEEPERS[os.getpid()] = keeper
+            keeper.start()
 
 
 def _pool(dialect: str) -> ThreadPoolExecutor:
@@ -138,10 +184,13 @@ def start_import(
             request=orjson.dumps(saved, option=orjson.OPT_SORT_KEYS).decode(),
             file_name=file_name,
             created_by=ctx.principal.user_id,
+            claimed_by=_holder(ctx.settings),
+            lease_expires_at=lease_until(ctx.settings),
         )
     if own_file and file is not None:
         file = _adopt(file)
     _LIVE[job_id] = _Live()
+    _keep_leases(ctx)
     _pool(ctx.engine.dialect.name).submit(_run, ctx, job_id, request, file, file_name, own_file)
     return _view(_load(ctx, job_id))
 
@@ -164,7 +213,10 @@ class _Tracker:
             return
         with self.ctx.engine.begin() as conn:
             p = progress
-            cancel = repo.save_progress(conn, self.job_id, p.rows_read, p.cases_built, p.total)
+            until = lease_until(self.ctx.settings)
+            cancel = repo.save_progress(
+                conn, self.job_id, p.rows_read, p.cases_built, p.total, until
+            )
         self.saved_at, self.saved_rows = time.monotonic(), progress.rows_read
         if cancel:  # requested from another process
             self.live.cancel.set()
@@ -261,6 +313,32 @@ def cancel_import(ctx: Context, job_id: str) -> ImportJob:
         with ctx.engine.begin() as conn:  # SQLite: an import holds the write lock; the
             repo.request_cancel(conn, job_id)  # worker records the cancel itself
     return _view(_load(ctx, job_id))
+
+
+def reap_orphaned_imports(engine: Engine, settings: Settings) -> list[str]:
+    """End the queued or running import jobs whose process is gone (on this host: its pid no
+    longer exists; elsewhere, PostgreSQL only: its lease lapsed) as ``failed``, with an error
+    saying so. Called by every runs worker's poll; returns the ids it ended."""
+    sqlite = engine.dialect.name == "sqlite"
+    with engine.connect() as conn:
+        held = repo.held_unfinished(conn)
+    ended: list[str] = []
+    for job_id, holder, expires_at in held:
+        if job_id in _LIVE or (sqlite and not on_this_host(holder, settings)):
+            continue
+        if holder_alive(holder, expires_at, settings):
+            continue
+        error = {
+            "code": "unavailable",
+            "message": f"the server running this import ({holder}) stopped before it finished;"
+            " nothing was stored — start the import again",
+            "details": {"claimed_by": holder},
+        }
+        with engine.begin() as conn:
+            if repo.end_orphan(conn, job_id, holder, orjson.dumps(error).decode()):
+                ended.append(job_id)
+                log.warning("import job %s: its server %s is gone; marked failed", job_id, holder)
+    return ended
 
 
 def wait_for_import(ctx: Context, job_id: str, timeout_s: float = 600.0) -> ImportJob:

@@ -1,23 +1,24 @@
 """Executing a stored run (SPEC H.4): claim it, stream its cases, write results as they finish.
 
 Used by ``benchbook run`` / ``benchbook runs resume`` (in the CLI's own process) and by the
-worker inside ``benchbook serve`` (:class:`RunWorker`). A run is held through a lease
-(``claimed_by`` + ``heartbeat_at`` renewed every few seconds); a run whose holder died (its
-process is gone, or its heartbeat is older than :data:`STALE_S`) can be taken over, and only
-the (case, sample) pairs without a stored result run again.
+worker inside ``benchbook serve`` and ``benchbook worker`` (:class:`RunWorker`). A run is held
+through a lease (``claimed_by`` + ``lease_expires_at``, renewed every ``run_lease_renew_s`` by a
+:class:`~benchbook.services.leases.LeaseKeeper`); a run whose holder died (its process is gone
+on this host, or its lease lapsed) is taken over, and only the (case, sample) pairs without a
+stored result run again. Workers claim runs with ``SELECT … FOR UPDATE SKIP LOCKED`` and a
+compare-and-set update, so two servers on one PostgreSQL never both take a run; every result
+batch is written in the same transaction as a lease renewal, so a holder that lost its run
+(taken over after its lease lapsed) writes nothing more: each (case, sample) is stored once.
+On SQLite only one process runs a worker at a time (the ``runs`` worker lease); others wait.
 """
 
 from __future__ import annotations
 
 import contextlib
 import logging
-import os
-import secrets as random_source
-import socket
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
-from datetime import timedelta
 from pathlib import Path
 
 import orjson
@@ -36,58 +37,42 @@ from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
 from benchbook.services.context import Context, Principal
 from benchbook.services.harnesses import load_harness
+from benchbook.services.jobs import reap_orphaned_imports
+from benchbook.services.leases import (
+    LeaseKeeper,
+    holder_alive,
+    lease_until,
+    local_host,
+    on_this_host,
+    worker_id,
+)
 from benchbook.services.reproducibility import finish_record
 from benchbook.services.runs import load_run, run_view
 from benchbook.services.secrets import secret_values_for
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
+from benchbook.store import leases as lease_repo
 from benchbook.store import runs as repo
+from benchbook.store.engine import try_write
 from benchbook.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 
-#: A running run whose heartbeat is older than this (seconds) is taken to be orphaned.
-STALE_S = 60.0
 PAGE = 1000
-_HOST = socket.gethostname()
+#: The worker lease an SQLite database allows one holder of.
+SQLITE_WORKER_LEASE = "runs"
 
 Progress = Callable[[dict[str, int], float], None]
 """``progress(counts, spent_usd)`` after every written batch (counts as in RunCounts)."""
 
-
-def worker_id() -> str:
-    """``host:pid:nonce`` — who holds a run."""
-    return f"{_HOST}:{os.getpid()}:{random_source.token_hex(3)}"
+__all__ = ["RunWorker", "execute_run", "holder_alive", "run_holder_alive", "worker_id"]
 
 
-def holder_alive(row: repo.RunRow) -> bool:
-    """Whether the process holding a running run may still be alive: on this host its pid must
-    exist; elsewhere its heartbeat must be fresher than :data:`STALE_S`."""
-    if not row.claimed_by:
-        return False
-    host, _, rest = row.claimed_by.partition(":")
-    if host == _HOST:
-        return _pid_alive(rest.partition(":")[0])
-    beat = row.heartbeat_at
-    return beat is not None and beat > utcnow() - timedelta(seconds=STALE_S)
-
-
-def _pid_alive(pid_text: str) -> bool:
-    """Whether a process exists and is not a zombie (killed, not yet reaped by its parent)."""
-    try:
-        pid = int(pid_text)
-        os.kill(pid, 0)
-    except (ProcessLookupError, ValueError):
-        return False
-    except PermissionError:
-        return True
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return True  # no procfs: existence is all we know
-    state = next((ln for ln in status.splitlines() if ln.startswith("State:")), "")
-    return "zombie" not in state and "\tZ" not in state
+def run_holder_alive(row: repo.RunRow, settings: Settings) -> bool:
+    """Whether the process holding a running run may still be alive (see
+    :func:`benchbook.services.leases.holder_alive`)."""
+    return holder_alive(row.claimed_by, row.lease_expires_at, settings)
 
 
 class LazySecrets(Mapping[str, str]):
@@ -136,7 +121,12 @@ class StoreVerdictCache:
 
 
 class StoreSink:
-    """Writes finished items of one run; keeps its counters and cancel flag in memory."""
+    """Writes finished items of one run; keeps its counters and cancel flag in memory.
+
+    Every batch is written in one transaction that first renews the run's lease (fencing): when
+    another worker has taken the run over, the batch is dropped — that worker runs those pairs
+    itself — and the sink reports ``cancelled()`` so no new pair starts here.
+    """
 
     def __init__(self, ctx: Context, row: repo.RunRow, worker: str, progress: Progress | None):
         self.ctx, self.run_id, self.worker, self.progress = ctx, row.id, worker, progress
@@ -146,12 +136,19 @@ class StoreSink:
             self.counts = repo.counts(conn, row.id)
         self.spent = row.spent_usd
         self._stop = False
+        self.lost = False
 
     def write(self, items: list[FinishedItem]) -> None:
         rows = [self._row(i) for i in items]
         with self.ctx.engine.begin() as conn:
+            if not self.renew_in(conn):
+                log.warning(
+                    "run %s was taken over by another worker: %d result(s) not written here",
+                    self.run_id,
+                    len(rows),
+                )
+                return
             repo.write_results(conn, self.run_id, self.scorecard_id, rows)
-            self._beat(conn)
         for i in items:
             r = i.result
             self.counts[r.status] += 1
@@ -185,17 +182,29 @@ class StoreSink:
             scores=orjson.dumps([s.model_dump(mode="json") for s in r.scores]).decode(),
         )
 
-    def _beat(self, conn: Connection) -> None:
-        cancel = repo.heartbeat(conn, self.run_id, self.worker)
+    def renew_in(self, conn: Connection) -> bool:
+        """Renew the lease in ``conn``'s transaction; False once the run is someone else's."""
+        now = utcnow()
+        cancel = repo.renew_lease(
+            conn, self.run_id, self.worker, now, lease_until(self.ctx.settings, now)
+        )
         # None: another process took the run over; True: someone asked it to stop.
-        self._stop = self._stop or cancel is None or cancel
+        self.lost = self.lost or cancel is None
+        self._stop = self._stop or cancel is None or bool(cancel)
+        return cancel is not None
 
     def cancelled(self) -> bool:
         return self._stop
 
-    def heartbeat(self) -> None:
+    def renew(self) -> bool:
+        """Renew the lease in its own transaction (the :class:`LeaseKeeper`'s call); False once
+        the run is lost, which ends the keeper."""
         with self.ctx.engine.begin() as conn:
-            self._beat(conn)
+            return self.renew_in(conn)
+
+    def heartbeat(self) -> None:
+        """Nothing to do: the run's :class:`LeaseKeeper` renews the lease on its own clock
+        (``run_lease_renew_s``), whatever the executor."""
 
 
 def runtime_config(settings: Settings) -> RuntimeConfig:
@@ -207,25 +216,29 @@ def runtime_config(settings: Settings) -> RuntimeConfig:
 
 
 def _claim(ctx: Context, run_id: str, worker: str, force: bool) -> repo.RunRow | None:
-    """Take the run, or None when it is already in a terminal state."""
+    """Take the run (compare-and-set), or None when it is already in a terminal state.
+
+    Raises:
+        Conflict: a live process holds it (and not ``force``), or another worker took it
+            between the read and the update.
+    """
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
         if row.status in ("finished", "failed", "cancelled", "budget_exhausted"):
             return None
         mine = row.claimed_by == worker
-        if row.status == "running" and not mine and holder_alive(row) and not force:
+        alive = run_holder_alive(row, ctx.settings)
+        if row.status == "running" and not mine and alive and not force:
             raise Conflict(
                 f"run {run_id} is executing in another process ({row.claimed_by})",
                 {"id": run_id, "claimed_by": row.claimed_by},
             )
-        repo.set_run(
-            conn,
-            run_id,
-            status="running",
-            claimed_by=worker,
-            heartbeat_at=utcnow(),
-            started_at=row.started_at or utcnow(),
-        )
+        now = utcnow()
+        if not repo.take_run(conn, row, worker, now, lease_until(ctx.settings, now)):
+            raise Conflict(
+                f"run {run_id} was claimed by another worker at the same moment",
+                {"id": run_id},
+            )
         return repo.get_run(conn, run_id)
 
 
@@ -281,6 +294,14 @@ def execute_run(
     settings = RunSettings.model_validate_json(row.settings)
     plan = RunPlan.model_validate_json(row.plan)
     sink = StoreSink(ctx, row, worker, progress)
+    with LeaseKeeper(run_id, sink.renew, ctx.settings.run_lease_renew_s):
+        return _execute(ctx, row, settings, plan, sink)
+
+
+def _execute(
+    ctx: Context, row: repo.RunRow, settings: RunSettings, plan: RunPlan, sink: StoreSink
+) -> Run:
+    run_id = row.id
     try:
         with ctx.engine.connect() as conn:
             harness = load_harness(harness_repo.harness_by_pk(conn, row.harness_pk))
@@ -302,21 +323,24 @@ def execute_run(
     except Exception as exc:
         log.exception("run %s failed", run_id)
         with ctx.engine.begin() as conn:
-            repo.set_run(
-                conn,
-                run_id,
-                status="failed",
-                error=f"{type(exc).__name__}: {exc}",
-                finished_at=utcnow(),
-                claimed_by=None,
-            )
+            if sink.renew_in(conn):  # still ours (and row-locked until this commits)
+                repo.set_run(
+                    conn,
+                    run_id,
+                    status="failed",
+                    error=f"{type(exc).__name__}: {exc}",
+                    finished_at=utcnow(),
+                    claimed_by=None,
+                    lease_expires_at=None,
+                )
         raise
     if sink.cancelled() and outcome == "finished":
         outcome = "cancelled"
     with ctx.engine.begin() as conn:
-        current = repo.get_run(conn, run_id)
-        if current is None or current.claimed_by != worker:
+        if not sink.renew_in(conn):
             return _view(ctx, run_id)  # taken over: the new holder finishes it
+        current = repo.get_run(conn, run_id)
+        assert current is not None
         scorecards.finalize(conn, ctx.settings, current, current.scorecard_id, pricing_sha)
         finished_at = utcnow()
         record = finish_record(conn, ctx.settings, current, finished_at)
@@ -328,6 +352,7 @@ def execute_run(
             reproducibility=orjson.dumps(record).decode(),
             claimed_by=None,
             heartbeat_at=None,
+            lease_expires_at=None,
         )
     return _view(ctx, run_id)
 
@@ -355,19 +380,33 @@ def run_context(engine: Engine, settings: Settings, row: repo.RunRow) -> Context
 class RunWorker(threading.Thread):
     """Executes queued runs, and runs left ``running`` by a dead process, one at a time.
 
-    Started by ``benchbook serve`` (unless ``BENCHBOOK_RUN_WORKER=false``). ``stop()`` stops
-    picking up runs; a run in progress keeps its lease until the process exits and is then
-    taken over like any orphan.
+    Started by ``benchbook serve`` (unless ``BENCHBOOK_RUN_WORKER=false``) and by
+    ``benchbook worker``. Each poll also ends import jobs whose server died
+    (:func:`~benchbook.services.jobs.reap_orphaned_imports`). On SQLite a worker first takes
+    the database's one ``runs`` worker lease and keeps it while its process lives; a second
+    worker on the same SQLite file waits (``standby``) until that lease is released or its
+    holder is gone. ``stop()`` stops picking up runs and releases that lease; a run in progress
+    keeps its own lease until the process exits and is then taken over like any orphan.
     """
 
     def __init__(self, engine: Engine, settings: Settings, poll_s: float = 1.0) -> None:
         super().__init__(name="benchbook-run-worker", daemon=True)
         self.engine, self.settings, self.poll_s = engine, settings, poll_s
+        self.sqlite = engine.dialect.name == "sqlite"
+        self.holder = worker_id(settings)
+        self.standby = False
         self._stop_event = threading.Event()
+        self._keeper: LeaseKeeper | None = None
 
     def stop(self) -> None:
-        """Stop picking up runs."""
+        """Stop picking up runs (and, on SQLite, give the worker lease up)."""
         self._stop_event.set()
+        if self._keeper is not None:
+            self._keeper.stop()
+            self._keeper = None
+        if self.sqlite:
+            with contextlib.suppress(Exception), self.engine.begin() as conn:
+                lease_repo.release_lease(conn, SQLITE_WORKER_LEASE, self.holder)
 
     def run(self) -> None:
         while not self._stop_event.is_set():
@@ -381,20 +420,86 @@ class RunWorker(threading.Thread):
 
     def poll_once(self) -> bool:
         """Execute at most one claimable run; True when one was executed."""
+        if self.sqlite and not self._hold_sqlite_lease():
+            return False
+        with contextlib.suppress(Exception):
+            reap_orphaned_imports(self.engine, self.settings)
+        claimed = self._claim_next()
+        if claimed is None:
+            return False
+        row, worker = claimed
+        ctx = run_context(self.engine, self.settings, row)
+        try:
+            execute_run(ctx, row.id, worker=worker)
+        except Conflict:
+            return False
+        except Exception:
+            log.exception("run %s failed in the worker", row.id)
+        return True
+
+    def _claim_next(self) -> tuple[repo.RunRow, str] | None:
+        """Take the oldest claimable run for a new holder id (one transaction: candidates
+        read ``FOR UPDATE SKIP LOCKED``, then a compare-and-set update)."""
         now = utcnow()
-        with self.engine.connect() as conn:
-            ids = repo.claimable_runs(conn, now - timedelta(seconds=STALE_S))
-            ids += [i for i in repo.claimable_runs(conn, now) if i not in ids]
-            rows = [r for r in (repo.get_run(conn, i) for i in ids) if r is not None]
-        for row in rows:
-            if row.status == "running" and holder_alive(row):
-                continue
-            ctx = run_context(self.engine, self.settings, row)
-            try:
-                execute_run(ctx, row.id, force=row.status == "running")
-            except Conflict:
-                continue
-            except Exception:
-                log.exception("run %s failed in the worker", row.id)
+        host = local_host(self.settings) + ":"
+        with self.engine.begin() as conn:
+            for row in repo.lock_claimable(conn, now, host_prefix=host):
+                lapsed = row.lease_expires_at is None or row.lease_expires_at < now
+                if row.status == "running" and row.claimed_by:
+                    if on_this_host(row.claimed_by, self.settings):
+                        if run_holder_alive(row, self.settings):
+                            continue  # a live process of this host: never before it exits
+                    elif not lapsed:
+                        continue
+                worker = worker_id(self.settings)
+                if repo.take_run(conn, row, worker, now, lease_until(self.settings, now)):
+                    if row.status == "running":
+                        log.warning("run %s taken over from %s", row.id, row.claimed_by)
+                    taken = repo.get_run(conn, row.id)
+                    assert taken is not None
+                    return taken, worker
+        return None
+
+    def _hold_sqlite_lease(self) -> bool:
+        """Take or keep SQLite's one worker lease; False while another live worker has it.
+        While held, its keeper renews it (without waiting on a busy writer) and a poll writes
+        nothing."""
+        keeper = self._keeper
+        if keeper is not None and keeper.is_alive():
             return True
-        return False
+        now = utcnow()
+        with self.engine.begin() as conn:
+            seen = lease_repo.get_lease(conn, SQLITE_WORKER_LEASE)
+            if seen is not None and seen.holder == self.holder:
+                held = lease_repo.renew_lease(
+                    conn, SQLITE_WORKER_LEASE, self.holder, lease_until(self.settings, now)
+                )
+            elif seen is not None and holder_alive(seen.holder, seen.expires_at, self.settings):
+                held = False
+            else:
+                until = lease_until(self.settings, now)
+                held = lease_repo.take_lease(conn, SQLITE_WORKER_LEASE, self.holder, until, seen)
+        if not held and not self.standby:
+            log.warning(
+                "another runs worker (%s) is active on this SQLite database; this one waits"
+                " (SQLite allows one; use PostgreSQL for several)",
+                seen.holder if seen else "?",
+            )
+        self.standby = not held
+        if held and not self._stop_event.is_set():
+            every = self.settings.run_lease_renew_s
+            self._keeper = LeaseKeeper("sqlite-worker", self._renew_sqlite_lease, every)
+            self._keeper.start()
+        return held
+
+    def _renew_sqlite_lease(self) -> bool:
+        """Renew the worker lease; a busy writer (a long import) skips this renewal — the
+        lease may lapse then, but a worker of this host waits for this process anyway."""
+        held = [True]
+
+        def renew(conn: Connection) -> None:
+            until = lease_until(self.settings)
+            held[0] = lease_repo.renew_lease(conn, SQLITE_WORKER_LEASE, self.holder, until)
+
+        try_write(self.engine, renew)
+        return held[0]

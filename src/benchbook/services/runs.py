@@ -32,6 +32,7 @@ from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
+from benchbook.services.leases import holder_alive, lease_until
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
 from benchbook.services.secrets import secret_values_for
@@ -173,6 +174,7 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
             status="queued" if holder is None else "running",
             claimed_by=holder,
             heartbeat_at=utcnow() if holder else None,
+            lease_expires_at=lease_until(ctx.settings) if holder else None,
             total=selected * request.settings.repeats,
             scorecard_id=scorecard_id,
             reproducibility=orjson.dumps(
@@ -335,11 +337,11 @@ def retry_run(ctx: Context, run_id: str) -> Run:
 
 def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
     ctx.require("runs:write")
-    from benchbook.services.run_execution import holder_alive
-
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
-        if row.status == "running" and holder_alive(row):
+        if row.status == "running" and holder_alive(
+            row.claimed_by, row.lease_expires_at, ctx.settings
+        ):
             raise Conflict(
                 f"run {run_id} is executing now (held by {row.claimed_by}); cancel it first",
                 {"id": run_id, "claimed_by": row.claimed_by},
@@ -353,6 +355,7 @@ def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
             cancel_requested=False,
             claimed_by=None,
             heartbeat_at=None,
+            lease_expires_at=None,
             error=None,
             finished_at=None,
         )

@@ -142,13 +142,33 @@ def _at_head(engine: Engine) -> bool:
     return {DEFAULT_WORKSPACE, SHARED_WORKSPACE} <= have
 
 
+#: ``pg_advisory_lock`` key serializing migrations of servers starting at once on one database.
+MIGRATION_LOCK = 0x6265_6E63_6862_6B  # "benchbk"
+
+
 def migrate(engine: Engine) -> None:
     """Upgrade the schema to head and make sure the built-in workspaces exist.
 
-    A database already at head with both workspaces is left alone without importing Alembic.
+    On PostgreSQL the whole step holds an advisory lock, so replicas started together on one
+    database migrate one after the other (the later ones find it at head) instead of racing.
+    A database already at head with both workspaces is left alone without taking the lock or
+    importing Alembic.
     """
     if _at_head(engine):
         return
+    if engine.dialect.name != "postgresql":
+        _migrate(engine)
+        return
+    with engine.connect() as lock:
+        lock.exec_driver_sql(f"SELECT pg_advisory_lock({MIGRATION_LOCK})")
+        try:
+            _migrate(engine)
+        finally:
+            lock.exec_driver_sql(f"SELECT pg_advisory_unlock({MIGRATION_LOCK})")
+            lock.commit()
+
+
+def _migrate(engine: Engine) -> None:
     from alembic import command
 
     command.upgrade(alembic_config(engine), "head")

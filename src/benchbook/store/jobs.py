@@ -6,6 +6,7 @@ moves a finished job back, and a queued job cancelled before it starts is never 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -71,8 +72,11 @@ def insert_job(
     request: str,
     file_name: str | None,
     created_by: str,
+    claimed_by: str | None = None,
+    lease_expires_at: datetime | None = None,
 ) -> None:
-    """Store a new ``queued`` job with zero progress."""
+    """Store a new ``queued`` job with zero progress, held by ``claimed_by`` (the process that
+    will run it) until ``lease_expires_at`` unless renewed."""
     now = utcnow()
     conn.execute(
         insert(import_jobs).values(
@@ -87,6 +91,8 @@ def insert_job(
             created_by=created_by,
             created_at=now,
             updated_at=now,
+            claimed_by=claimed_by,
+            lease_expires_at=lease_expires_at,
         )
     )
 
@@ -121,14 +127,24 @@ def mark_running(conn: Connection, job_id: str) -> bool:
 
 
 def save_progress(
-    conn: Connection, job_id: str, rows_read: int, cases_built: int, total: int | None
+    conn: Connection,
+    job_id: str,
+    rows_read: int,
+    cases_built: int,
+    total: int | None,
+    lease_until: datetime | None = None,
 ) -> bool:
-    """Record progress of a running job; returns whether a cancel has been requested."""
-    conn.execute(
-        update(import_jobs)
-        .where(_J.id == job_id, _J.state == "running")
-        .values(rows_read=rows_read, cases_built=cases_built, total=total, updated_at=utcnow())
-    )
+    """Record progress of a running job (and extend its lease to ``lease_until`` when
+    given); returns whether a cancel has been requested."""
+    values: dict[str, Any] = {
+        "rows_read": rows_read,
+        "cases_built": cases_built,
+        "total": total,
+        "updated_at": utcnow(),
+    }
+    if lease_until is not None:
+        values["lease_expires_at"] = lease_until
+    conn.execute(update(import_jobs).where(_J.id == job_id, _J.state == "running").values(**values))
     flag = conn.execute(select(_J.cancel_requested).where(_J.id == job_id)).scalar_one()
     return bool(flag)
 
@@ -173,3 +189,42 @@ def finish_job(
     if progress is not None:
         values.update(rows_read=progress[0], cases_built=progress[1], total=progress[2])
     conn.execute(update(import_jobs).where(_J.id == job_id, _J.state == "running").values(**values))
+
+
+def renew_job_leases(
+    conn: Connection, job_ids: Sequence[str], holder: str, until: datetime
+) -> None:
+    """Extend ``holder``'s lease on its unfinished jobs among ``job_ids``."""
+    if job_ids:
+        conn.execute(
+            update(import_jobs)
+            .where(
+                _J.id.in_(list(job_ids)),
+                _J.claimed_by == holder,
+                _J.state.in_(("queued", "running")),
+            )
+            .values(lease_expires_at=until)
+        )
+
+
+def held_unfinished(conn: Connection) -> list[tuple[str, str, datetime | None]]:
+    """``(job id, holder, lease expiry)`` of every queued or running job with a holder."""
+    stmt = select(_J.id, _J.claimed_by, _J.lease_expires_at).where(
+        _J.state.in_(("queued", "running")), _J.claimed_by.is_not(None)
+    )
+    return [(i, str(h), e) for i, h, e in conn.execute(stmt)]
+
+
+def end_orphan(conn: Connection, job_id: str, holder: str, error: str) -> bool:
+    """Fail a queued or running job still held by ``holder`` (whose process is gone)."""
+    now = utcnow()
+    stmt = (
+        update(import_jobs)
+        .where(
+            _J.id == job_id,
+            _J.claimed_by == holder,
+            _J.state.in_(("queued", "running")),
+        )
+        .values(state="failed", error=error, updated_at=now, finished_at=now)
+    )
+    return conn.execute(stmt).rowcount == 1

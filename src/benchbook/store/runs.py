@@ -66,6 +66,7 @@ class RunRow:
     cancel_requested: bool
     claimed_by: str | None
     heartbeat_at: datetime | None
+    lease_expires_at: datetime | None
     reproducibility: str
     created_by: str
     created_at: datetime
@@ -144,56 +145,76 @@ def set_run(conn: Connection, run_id: str, **values: Any) -> None:
     conn.execute(update(runs).where(_R.id == run_id).values(**values))
 
 
-def claim_run(conn: Connection, run_id: str, worker: str, stale_before: datetime) -> bool:
-    """Take a run for ``worker`` when it is queued, or running with a heartbeat older than
-    ``stale_before`` (its process died). True when this worker now owns it."""
+def _claimable(now: datetime) -> Any:
+    """Queued, or running with a lapsed (or no) lease."""
+    lapsed = or_(_R.lease_expires_at.is_(None), _R.lease_expires_at < now)
+    return or_(_R.status == "queued", and_(_R.status == "running", lapsed))
+
+
+def lock_claimable(
+    conn: Connection, now: datetime, host_prefix: str | None = None, limit: int = 10
+) -> list[RunRow]:
+    """Runs another worker may take, oldest first, row-locked for the caller's transaction.
+
+    Queued runs and running runs whose lease lapsed before ``now``; with ``host_prefix``
+    (``"host:"``) also the running runs held by processes of that host, whose liveness the
+    caller checks itself. On PostgreSQL the rows are read ``FOR UPDATE SKIP LOCKED``: a run
+    another worker is claiming at this moment is skipped, not waited for; SQLite has one
+    writer and no row locks, so the caller's conditional update (:func:`take_run`) decides.
+    """
+    cond = _claimable(now)
+    if host_prefix is not None:
+        cond = or_(cond, and_(_R.status == "running", _R.claimed_by.like(f"{host_prefix}%")))
+    stmt = (
+        select(*_RUN_COLUMNS)
+        .where(cond)
+        .order_by(_R.created_at, _R.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return [RunRow(*r) for r in conn.execute(stmt)]
+
+
+def take_run(
+    conn: Connection,
+    row: RunRow,
+    worker: str,
+    now: datetime,
+    lease_until: datetime,
+) -> bool:
+    """Give ``row``'s run to ``worker`` if nobody changed its status, holder or lease since
+    ``row`` was read (compare-and-set); True when ``worker`` now holds it, ``running``."""
+    holder = _R.claimed_by.is_(None) if row.claimed_by is None else _R.claimed_by == row.claimed_by
+    until = row.lease_expires_at
+    lease = _R.lease_expires_at.is_(None) if until is None else _R.lease_expires_at == until
     stmt = (
         update(runs)
-        .where(
-            _R.id == run_id,
-            or_(
-                _R.status == "queued",
-                and_(
-                    _R.status == "running",
-                    or_(_R.heartbeat_at.is_(None), _R.heartbeat_at < stale_before),
-                ),
-                _R.claimed_by == worker,
-            ),
+        .where(_R.id == row.id, _R.status == row.status, holder, lease)
+        .values(
+            status="running",
+            claimed_by=worker,
+            heartbeat_at=now,
+            lease_expires_at=lease_until,
+            started_at=func.coalesce(_R.started_at, now),
         )
-        .values(claimed_by=worker, heartbeat_at=utcnow(), status="running")
     )
     return conn.execute(stmt).rowcount == 1
 
 
-def claimable_runs(conn: Connection, stale_before: datetime, limit: int = 10) -> list[str]:
-    """Ids of queued runs and of running runs whose heartbeat is stale, oldest first."""
-    stmt = (
-        select(_R.id)
-        .where(
-            or_(
-                _R.status == "queued",
-                and_(
-                    _R.status == "running",
-                    or_(_R.heartbeat_at.is_(None), _R.heartbeat_at < stale_before),
-                ),
-            )
-        )
-        .order_by(_R.created_at)
-        .limit(limit)
-    )
-    return [r[0] for r in conn.execute(stmt)]
-
-
-def heartbeat(conn: Connection, run_id: str, worker: str) -> bool | None:
-    """Renew the run's lease in one statement.
+def renew_lease(
+    conn: Connection, run_id: str, worker: str, now: datetime, lease_until: datetime
+) -> bool | None:
+    """Renew ``worker``'s lease on a run in one statement (it row-locks the run on PostgreSQL
+    until the caller commits, so a result batch written in the same transaction is fenced:
+    nobody can take the run over in between).
 
     Returns:
-        None when another worker owns the run now; else whether a cancel was requested.
+        None when ``worker`` no longer holds the run; else whether a cancel was requested.
     """
     stmt = (
         update(runs)
         .where(_R.id == run_id, _R.claimed_by == worker)
-        .values(heartbeat_at=utcnow())
+        .values(heartbeat_at=now, lease_expires_at=lease_until)
         .returning(_R.cancel_requested)
     )
     row = conn.execute(stmt).first()

@@ -279,8 +279,39 @@ import_jobs = Table(
     Column("started_at", UTCDateTime()),
     Column("updated_at", UTCDateTime(), nullable=False),
     Column("finished_at", UTCDateTime()),
+    Column("claimed_by", String(80)),  # the process running the job (host:pid:nonce)
+    Column("lease_expires_at", UTCDateTime()),  # past it, the job's process is taken as gone
 )
 Index("ix_import_jobs_workspace", import_jobs.c.workspace, import_jobs.c.created_at)
+
+worker_leases = Table(
+    "worker_leases",
+    metadata,
+    Column("name", String(40), primary_key=True),  # "runs": the one runs worker on SQLite
+    Column("holder", String(80), nullable=False),
+    Column("expires_at", UTCDateTime(), nullable=False),
+)
+
+uploads = Table(
+    "uploads",
+    metadata,
+    Column("id", String(40), primary_key=True),  # upl_<hex>
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("user_id", String(200), nullable=False),
+    Column("name", String(512), nullable=False),  # the file name as the user sent it
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("sha256", String(64), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)
+Index("ix_uploads_created", uploads.c.created_at)
+
+upload_chunks = Table(
+    "upload_chunks",
+    metadata,
+    Column("upload_id", String(40), ForeignKey("uploads.id", ondelete="CASCADE"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("data", LargeBinary, nullable=False),  # ≤ 1 MiB of the file, in order
+)
 
 _BIGPK = BigInteger().with_variant(Integer, "sqlite")
 
@@ -324,6 +355,7 @@ runs = Table(
     Column("cancel_requested", Boolean, nullable=False),
     Column("claimed_by", String(80)),  # the executing process (host:pid:nonce)
     Column("heartbeat_at", UTCDateTime()),
+    Column("lease_expires_at", UTCDateTime()),  # the holder's claim lapses then (renewed)
     Column("reproducibility", Text, nullable=False),  # JSON (SPEC H.9)
     Column("created_by", String(200), nullable=False),
     Column("created_at", UTCDateTime(), nullable=False),

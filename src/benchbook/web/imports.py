@@ -15,7 +15,6 @@ Writes carry the session's CSRF token in ``X-CSRF-Token``.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,12 @@ from starlette.datastructures import UploadFile
 
 from benchbook.contracts.imports import ImportRequest
 from benchbook.errors import BenchbookError, InvalidInput
-from benchbook.services import datasets, imports, jobs, secrets
+from benchbook.services import datasets, imports, jobs, secrets, uploads
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.services.controls import require_import
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import JsonRoute, PageRoute
-from benchbook.web.jobs import UPLOADS, Upload, owner_of
 from benchbook.web.render import render
 from benchbook.web.session import Page, PageDep
 
@@ -124,14 +122,10 @@ async def upload(request: Request, page: PageDep) -> Response:
 
 
 def _save_upload(page: Page, sent: UploadFile, name: str) -> tuple[str, int]:
-    """Copy the upload to its own folder (blocking disk I/O: run in a worker thread)."""
-    upload_id, folder = UPLOADS.new_folder()
-    target = folder / name
-    with target.open("wb") as out:
-        shutil.copyfileobj(sent.file, out, length=1024 * 1024)
-    size = target.stat().st_size
-    UPLOADS.add(upload_id, Upload(owner_of(page.ctx), target, name, size))
-    return upload_id, size
+    """Store the upload in the database, where any server can reach it (blocking I/O: run
+    in a worker thread)."""
+    saved = uploads.save_upload(page.ctx, sent.file, name)
+    return saved.id, saved.size_bytes
 
 
 @calls.post("/import/preview", openapi_extra=body_limit(UPLOAD_LIMIT))
@@ -144,10 +138,8 @@ async def preview(request: Request, page: PageDep) -> Response:
 
 def _preview(page: Page, req: ImportRequest, upload_id: str | None) -> dict[str, Any]:
     """The preview (may wait on Hugging Face; blocking: run in a worker thread)."""
-    found = UPLOADS.get(page.ctx, upload_id) if upload_id else None
-    result = imports.preview_benchmark_source(
-        page.ctx, req, file=found.path if found else None, file_name=found.name if found else None
-    )
+    path, name = uploads.upload_path(page.ctx, upload_id) if upload_id else (None, None)
+    result = imports.preview_benchmark_source(page.ctx, req, file=path, file_name=name)
     target = req.id or (req.spec.id if req.spec else req.benchmark) or ""
     out: dict[str, Any] = result.model_dump(mode="json")
     out["existing_versions"] = _existing_versions(page.ctx, target) if target else []
@@ -161,7 +153,7 @@ async def start_job(request: Request, page: PageDep) -> Response:
     """Start an import in the background; poll ``/import/jobs/{job_id}`` (``start_import``
     authorizes)."""
     req, upload_id = await _body(request)
-    job = await run_in_threadpool(UPLOADS.start, page.ctx, req, upload_id)
+    job = await run_in_threadpool(uploads.start_import_from_upload, page.ctx, req, upload_id)
     return JSONResponse({"job_id": job.id}, status_code=202)
 
 

@@ -52,3 +52,14 @@ async def slow(case: CaseInput) -> str:
 def leak_probe(case: CaseInput) -> str:
     """Returns the whole input it received, as JSON (gold-leak tests search it)."""
     return case.model_dump_json()
+
+
+async def logged(case: CaseInput) -> str:
+    """Appends ``pid case_id sample`` to the file ``$BENCHBOOK_TEST_HARNESS_LOG`` (who ran
+    what, across processes), sleeps 0.15 s, then answers (replica takeover tests)."""
+    import os
+
+    with open(os.environ["BENCHBOOK_TEST_HARNESS_LOG"], "a") as log:
+        log.write(f"{os.getpid()} {case.case_id} {case.sample}\n")
+    await asyncio.sleep(0.15)
+    return add(case)
