@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 import pytest
-from sqlalchemy import Engine, Table, func, select
+from sqlalchemy import Engine, Table, event, func, select
 
 from benchbook.contracts import Case, Dataset
 from benchbook.contracts.registry import RegisterResult
@@ -235,6 +235,35 @@ def test_versions_are_listed_and_resolved_by_semver_precedence(ctx: Context) -> 
     assert svc.get_dataset(ctx, "ds", "latest").version.version == "1.10.0"
     assert [v.is_latest for v in svc.list_dataset_versions(ctx, "ds")] == [True, False, False]
     assert _listed(ctx) == [("ds", "default", "1.10.0")]
+
+
+def test_listing_versions_reads_their_tags_in_one_query(ctx: Context, engine: Engine) -> None:
+    """The statements of ``list_dataset_versions`` do not grow with the number of versions."""
+    statements: list[str] = []
+
+    def count(*args: Any) -> None:
+        statements.append(args[2])
+
+    def listed() -> tuple[int, list[list[str]]]:
+        statements.clear()
+        event.listen(engine, "before_cursor_execute", count)
+        try:
+            infos = svc.list_dataset_versions(ctx, "ds")
+        finally:
+            event.remove(engine, "before_cursor_execute", count)
+        return len(statements), [i.version_tags for i in infos]
+
+    for version in ("1.0.0", "1.1.0"):
+        svc.register_dataset(ctx, _dataset(version))
+    svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["baseline"])
+    two, tags = listed()
+    assert tags == [[], ["baseline"]]
+    for version in ("1.2.0", "1.3.0", "1.4.0"):
+        svc.register_dataset(ctx, _dataset(version))
+    svc.set_dataset_version_tags(ctx, "ds", "1.4.0", ["candidate", "prod"])
+    five, tags = listed()
+    assert tags == [["candidate", "prod"], [], [], [], ["baseline"]]
+    assert five == two
 
 
 def test_a_prerelease_is_latest_only_while_no_release_exists(ctx: Context) -> None:

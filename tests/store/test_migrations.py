@@ -11,7 +11,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Column, Engine, Integer, MetaData, String, Table, func, inspect, select
 
-from benchbook.store.engine import alembic_config, make_engine, migrate
+from benchbook.store.engine import alembic_config, head_revision, make_engine, migrate
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, metadata, workspaces
 
 
@@ -40,6 +40,26 @@ def _diff(engine: Engine, target: MetaData) -> list[object]:
             conn, opts={"compare_type": True, "compare_server_default": True}
         )
         return list(compare_metadata(ctx, target))
+
+
+def test_the_head_read_without_alembic_is_alembics_head(empty_engine: Engine) -> None:
+    assert head_revision() == _head(empty_engine)
+
+
+def test_migrate_at_head_still_restores_a_missing_workspace_and_a_step_back(
+    empty_engine: Engine,
+) -> None:
+    """The no-Alembic fast path of ``migrate`` runs only when nothing is left to do."""
+    migrate(empty_engine)
+    with empty_engine.begin() as conn:
+        conn.execute(workspaces.delete().where(workspaces.c.id == SHARED_WORKSPACE))
+    migrate(empty_engine)
+    with empty_engine.connect() as conn:
+        assert set(conn.scalars(select(workspaces.c.id))) == {DEFAULT_WORKSPACE, SHARED_WORKSPACE}
+    command.downgrade(alembic_config(empty_engine), "-1")
+    assert _revision(empty_engine) != _head(empty_engine)
+    migrate(empty_engine)
+    assert _revision(empty_engine) == _head(empty_engine)
 
 
 def test_the_migration_builds_every_table_on_an_empty_database(empty_engine: Engine) -> None:

@@ -1,18 +1,8 @@
-"""The ``benchbook`` command line (typer + rich). Calls services as the local admin."""
+"""The ``benchbook`` command line (typer + rich). Calls services as the local admin.
 
-from benchbook.cli import (  # noqa: F401  (each module registers its commands)
-    accounts,
-    compare,
-    datasets,
-    harnesses,
-    imports,
-    localization,
-    mirrors,
-    recipes,
-    runs,
-    server,
-    swebench,
-)
+Command modules are imported when their command runs (see :data:`benchbook.cli.app.COMMANDS`).
+"""
+
 from benchbook.cli.app import app
 
 __all__ = ["app"]

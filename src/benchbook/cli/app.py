@@ -1,7 +1,11 @@
 """The typer application and the helpers every command module shares.
 
-Command modules register themselves on :data:`app` (or on sub-apps) when imported at the end
-of this module. Human output by default; ``--json`` prints machine-readable JSON.
+Command modules register themselves on :data:`app` (or on sub-apps) when imported. They are
+imported lazily: :data:`COMMANDS` names every top-level command, the module that registers it
+and its help line, so ``benchbook --help`` and ``benchbook --version`` import neither a command
+module nor SQLAlchemy, rich or pydantic, and ``benchbook NAME …`` imports only NAME's module
+(``tests/cli/test_cli_startup.py`` checks the table against the modules). Human output by
+default; ``--json`` prints machine-readable JSON.
 
 Stored data (ids, tasks, descriptions, tags, messages) is never read as Rich markup: it goes
 through :func:`cell` (a plain ``Text``) or :func:`rich.markup.escape`, and emoji codes stay text.
@@ -11,43 +15,190 @@ Errors: one line ``error CODE: MESSAGE`` on stderr and exit code 1; with ``--jso
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Callable
-from functools import wraps
+from difflib import get_close_matches
+from functools import cache, wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import orjson
 import typer
-from pydantic import BaseModel
-from rich.console import Console
-from rich.markup import escape
-from rich.text import Text
+from typer import _click
+from typer.core import TyperGroup
 
+from benchbook import __version__
 from benchbook.errors import BenchbookError, InvalidInput
-from benchbook.services.context import Context, local_admin_context, open_engine
-from benchbook.settings import get_settings
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
+    from benchbook.services.context import Context
+
+    console: Console
+    err_console: Console
+
+
+class LazyCommand(NamedTuple):
+    """A top-level command: the module that registers it and the first paragraph of its help."""
+
+    module: str
+    help: str
+
+
+#: Every top-level command in ``--help`` order (commands, then groups). ``module`` registers it
+#: on :data:`app` when imported; ``help`` must equal the first paragraph of its real help.
+COMMANDS: dict[str, LazyCommand] = {
+    name: LazyCommand(f"benchbook.cli.{module}", help)
+    for name, module, help in (
+        ("compare", "compare", "Compare a candidate scorecard with a baseline, pair by pair;"
+         " optionally gate CI on it."),
+        ("register", "datasets", "Register a dataset version from a JSON file (identical"
+         " content again is a no-op)."),
+        ("validate", "datasets", "Dry-run a register: report schema errors by path and whether"
+         " it would conflict."),
+        ("import", "imports", "Import a benchmark (catalog id or --spec) from --file into a"
+         " dataset version."),
+        ("preview", "imports", "Show how a source's first rows would import; writes nothing."),
+        ("run", "runs", "Run HARNESS on every case of DATASET, grade the answers and print the"
+         " scorecard."),
+        ("migrate", "server", "Create or upgrade the database schema to the newest revision."),
+        ("serve", "server", "Serve the dashboard, the HTTP API and MCP with uvicorn, plus the"
+         " runs worker."),
+        ("worker", "server", "Execute queued runs without serving HTTP: one more worker on a"
+         " shared PostgreSQL."),
+        ("mcp", "server", "Serve MCP over stdio: one tool per operation, as BENCHBOOK_API_KEY's"
+         " user or the local admin."),
+        ("users", "accounts", "Create and list users, set passwords (installation-wide)."),
+        ("workspaces", "accounts", "Create and list workspaces."),
+        ("members", "accounts", "Add members to a workspace, change their role, remove them."),
+        ("keys", "accounts", "Create, list and revoke API keys (bb_…)."),
+        ("secrets", "accounts", "Set, list and delete workspace secrets (values are"
+         " write-only)."),
+        ("datasets", "datasets", "Browse, diff, export, tag and delete dataset versions."),
+        ("harnesses", "harnesses", "Harnesses: the agents under evaluation, versioned."),
+        ("benchmarks", "imports", "The first-party benchmark catalog."),
+        ("localization", "localization", "Code localization: the upstream ContextBench"
+         " scorer's files and numbers beside ours."),
+        ("mirrors", "mirrors", "Local git mirrors that repository checkouts come from."),
+        ("recipes", "recipes", "Registered recipes: source + mapping + graders, versioned."),
+        ("runs", "runs", "Evaluation runs: list, show, cases, trace, resume, retry, cancel,"
+         " rescore, scorecard, tag."),
+        ("swebench", "swebench", "SWE-bench grading: official predictions, harness, reports."),
+    )
+}  # fmt: skip
+
+
+class LazyGroup(TyperGroup):
+    """The root group: imports a command's module when the command is resolved.
+
+    Its ``--help`` lists :data:`COMMANDS` in click's plain layout (typer's rich one imports
+    rich and markdown-it, ~0.1 s), so the listing needs no command module.
+    """
+
+    def list_commands(self, ctx: _click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+        command = self.commands.get(cmd_name)
+        entry = COMMANDS.get(cmd_name)
+        if command is None and entry is not None:
+            importlib.import_module(entry.module)
+            for name, loaded in typer.main.get_group(app).commands.items():
+                self.commands.setdefault(name, loaded)
+            command = self.commands.get(cmd_name)
+        return command
+
+    def format_help(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        _click.Command.format_help(self, ctx, formatter)
+
+    def parse_args(self, ctx: _click.Context, args: list[str]) -> list[str]:
+        """``benchbook`` alone prints the help on stdout and exits 2 (typer's rich layout
+        printed it while formatting; the plain one only returns it)."""
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            _click.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(2)
+        return super().parse_args(ctx, args)
+
+    def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
+
+    def resolve_command(
+        self, ctx: _click.Context, args: list[str]
+    ) -> tuple[str | None, _click.Command | None, list[str]]:
+        try:
+            return self._click_resolve_command(ctx, args)
+        except _click.exceptions.UsageError as exc:
+            matches = get_close_matches(args[0], list(COMMANDS)) if args else []
+            if matches:
+                suggestions = ", ".join(f"{m!r}" for m in matches)
+                exc.message = f"{exc.message.rstrip('.')}. Did you mean {suggestions}?"
+            raise
+
 
 app = typer.Typer(
     name="benchbook",
+    cls=LazyGroup,
     help="Versioned evaluation datasets and the evaluations run on them.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-console = Console(emoji=False)
-err_console = Console(stderr=True, emoji=False, soft_wrap=True)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"benchbook {__version__}\n")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: bool = typer.Option(
+        False,
+        "--version",
+        callback=_print_version,
+        is_eager=True,
+        help="Print the version (benchbook X.Y.Z) and exit.",
+    ),
+) -> None:
+    """Versioned evaluation datasets and the evaluations run on them."""
+
+
+@cache
+def _make_console(stderr: bool) -> Console:
+    from rich.console import Console
+
+    if stderr:
+        return Console(stderr=True, emoji=False, soft_wrap=True)
+    return Console(emoji=False)
+
+
+def __getattr__(name: str) -> Any:
+    """``console`` (stdout) and ``err_console`` (stderr), made on first use: importing rich
+    costs ~0.1 s that ``--help`` and ``--version`` do not pay."""
+    if name not in ("console", "err_console"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return _make_console(name == "err_console")
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def local_context() -> Context:
     """The local admin context on the configured database (migrated on open)."""
+    from benchbook.services.context import local_admin_context, open_engine
+    from benchbook.settings import get_settings
+
     settings = get_settings()
     return local_admin_context(open_engine(settings), settings)
 
 
 def emit_json(value: Any) -> None:
     """Print a pydantic model, list of models or plain value as indented JSON."""
+    from pydantic import BaseModel
 
     def plain(v: Any) -> Any:
         if isinstance(v, BaseModel):
@@ -61,6 +212,8 @@ def emit_json(value: Any) -> None:
 
 def cell(value: object) -> Text:
     """``value`` as plain text for a table cell or a line: brackets and ``:codes:`` verbatim."""
+    from rich.text import Text
+
     return Text(str(value))
 
 
@@ -75,7 +228,9 @@ def print_outcome(state: str, dataset_id: str, version: str, cases: int) -> None
     ``state`` is ``registered``, ``unchanged`` or ``revived``: ``registered gsm8k@1.0.0
     (1,319 cases)``.
     """
-    console.print(
+    from rich.markup import escape
+
+    _make_console(False).print(
         f"{state} [bold]{escape(dataset_id)}@{escape(version)}[/] ({count(cases, 'case')})"
     )
 
@@ -83,13 +238,17 @@ def print_outcome(state: str, dataset_id: str, version: str, cases: int) -> None
 def print_error(exc: BenchbookError, as_json: bool) -> None:
     """Report ``exc``: the envelope as JSON on stdout, or ``error CODE: MESSAGE`` on stderr
     followed by up to 20 ``details.errors`` lines (``  - path: message``)."""
+    from rich.markup import escape
+
     if as_json:
         sys.stdout.write(orjson.dumps(exc.to_dict(), default=str).decode() + "\n")
         return
-    err_console.print(f"[bold red]error[/] [red]{escape(exc.code)}[/]: {escape(exc.message)}")
+    _make_console(True).print(
+        f"[bold red]error[/] [red]{escape(exc.code)}[/]: {escape(exc.message)}"
+    )
     for issue in exc.details.get("errors", [])[:20]:
         where = issue.get("path") or issue.get("row") or ""
-        err_console.print(f"  - {where}: {issue.get('message', issue)}", markup=False)
+        _make_console(True).print(f"  - {where}: {issue.get('message', issue)}", markup=False)
 
 
 def handle_errors(fn: F) -> F:

@@ -448,8 +448,17 @@ def list_datasets(
     )
 
 
-def _info(conn: Connection, row: repo.VersionRow, latest: str | None = None) -> VersionInfo:
-    tags = repo.tags_by_version(conn, row.workspace, row.dataset_id).get(row.pk, [])
+def _info(
+    conn: Connection,
+    row: repo.VersionRow,
+    latest: str | None = None,
+    tags_by_pk: dict[int, list[str]] | None = None,
+) -> VersionInfo:
+    """``row`` as a VersionInfo; ``tags_by_pk`` (the dataset's :func:`repo.tags_by_version`,
+    read once for a listing) saves the tag query."""
+    if tags_by_pk is None:
+        tags_by_pk = repo.tags_by_version(conn, row.workspace, row.dataset_id)
+    tags = tags_by_pk.get(row.pk, [])
     return VersionInfo(
         workspace=row.workspace,
         id=row.dataset_id,
@@ -527,7 +536,8 @@ def list_dataset_versions(ctx: Context, dataset_id: str) -> list[VersionInfo]:
         owner = resolve_owner(conn, ctx.workspace, dataset_id)
         live = repo.live_versions(conn, owner, dataset_id)
         latest = pick_latest(v.version for v in live)
-        infos = [_info(conn, v, latest) for v in live]
+        tags = repo.tags_by_version(conn, owner, dataset_id)
+        infos = [_info(conn, v, latest, tags) for v in live]
     order = {v: i for i, v in enumerate(sort_versions(i.version for i in infos))}
     return sorted(infos, key=lambda i: order[i.version], reverse=True)
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchbook.contracts import Dataset, Provenance, Recipe
 from benchbook.contracts.imports import (
@@ -36,8 +36,6 @@ from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
-from benchbook.datasets.sources.hf_files import open_huggingface_source
-from benchbook.datasets.sources.hf_hub import HfHub
 from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import bump_version, pick_latest
@@ -48,6 +46,9 @@ from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
 from benchbook.store.datasets import CaseRow
+
+if TYPE_CHECKING:
+    from benchbook.datasets.sources.hf_hub import HfHub
 
 PREVIEW_ROWS = 20
 #: The multipart part that carries an uploaded file (``api/multipart.FILE_FIELD``).
@@ -114,6 +115,8 @@ def _registered_recipe(ctx: Context, request: ImportRequest) -> Recipe:
 def hf_hub_for(ctx: Context) -> HfHub:
     """Hugging Face endpoints from settings, with ``HF_TOKEN`` from the requester's secret, else
     the workspace's, else the environment (``Settings.hf_token``)."""
+    from benchbook.datasets.sources.hf_hub import HfHub  # httpx: only for Hugging Face sources
+
     token = resolve_secret(ctx, "HF_TOKEN") or ctx.settings.hf_token
     return HfHub.from_settings(ctx.settings, token=token)
 
@@ -141,6 +144,8 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
         return src
     where = f"{plan.recipe.id}: "
     if source.kind == "huggingface":
+        from benchbook.datasets.sources.hf_files import open_huggingface_source
+
         return open_huggingface_source(hf_hub_for(ctx), source)
     hint = f" ({source.file})" if source.file else ""
     raise InvalidInput(

@@ -15,10 +15,8 @@ import re
 import secrets as random_source
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from cryptography.fernet import Fernet, InvalidToken
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from sqlalchemy import Engine
 
 from benchbook.contracts.accounts import SecretInfo, SecretScope
@@ -26,6 +24,9 @@ from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.settings import Settings
 from benchbook.store import secrets as repo
+
+if TYPE_CHECKING:
+    from cryptography.fernet import Fernet
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
 MAX_VALUE_BYTES = 64 * 1024
@@ -50,11 +51,16 @@ def installation_key(settings: Settings) -> str:
 
 def derive_key(settings: Settings, purpose: str) -> bytes:
     """32 bytes for one ``purpose`` (``secrets``, ``csrf`` …) from the installation key."""
+    from cryptography.hazmat.primitives import hashes  # imported on use: ~0.05 s of start-up
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
     hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose.encode())
     return hkdf.derive(installation_key(settings).encode())
 
 
 def _cipher(settings: Settings) -> Fernet:
+    from cryptography.fernet import Fernet
+
     return Fernet(base64.urlsafe_b64encode(derive_key(settings, "benchbook secrets")))
 
 
@@ -144,6 +150,8 @@ def resolve_secret(ctx: Context, name: str) -> str | None:
 
 def _decrypt(cipher: Fernet, token: str, scope: str, name: str) -> str:
     """The plain value. Raises Conflict when the installation key changed since it was set."""
+    from cryptography.fernet import InvalidToken
+
     try:
         return cipher.decrypt(token.encode()).decode()
     except InvalidToken as exc:

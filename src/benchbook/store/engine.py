@@ -6,17 +6,20 @@ SQLite (the embedded default) runs in WAL mode with foreign keys on; PostgreSQL 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from alembic import command
-from alembic.config import Config
-from sqlalchemy import Connection, Engine, create_engine, event, insert, select
+from sqlalchemy import Connection, Engine, create_engine, event, insert, inspect, select, text
 from sqlalchemy.engine import ExceptionContext, make_url
 
 from benchbook.errors import Unavailable
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, utcnow, workspaces
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SQLITE_BUSY_TIMEOUT_S = 30.0
@@ -99,10 +102,44 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
 
 def alembic_config(engine: Engine) -> Config:
     """An Alembic config bound to ``engine`` (no ini file needed)."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["engine"] = engine
     return cfg
+
+
+_REVISION = re.compile(r'^(down_)?revision(?:: [^=]+)? = "([^"]+)"', re.MULTILINE)
+
+
+@cache
+def head_revision() -> str | None:
+    """The newest migration's revision id, read from ``migrations/versions/*.py`` without
+    importing Alembic (~0.1 s); None unless the files form exactly one head."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        for down, rev in _REVISION.findall(path.read_text(encoding="utf-8")):
+            (parents if down else revisions).add(rev)
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
+
+
+def _at_head(engine: Engine) -> bool:
+    """True when the database records exactly the head revision and both built-in
+    workspaces exist: then :func:`migrate` has nothing to do."""
+    head = head_revision()
+    if head is None:
+        return False
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return False
+        versions = list(conn.scalars(text("SELECT version_num FROM alembic_version")))
+        if versions != [head]:
+            return False
+        have = set(conn.scalars(select(workspaces.c.id)))
+    return {DEFAULT_WORKSPACE, SHARED_WORKSPACE} <= have
 
 
 #: ``pg_advisory_lock`` key serializing migrations of servers starting at once on one database.
@@ -114,7 +151,11 @@ def migrate(engine: Engine) -> None:
 
     On PostgreSQL the whole step holds an advisory lock, so replicas started together on one
     database migrate one after the other (the later ones find it at head) instead of racing.
+    A database already at head with both workspaces is left alone without taking the lock or
+    importing Alembic.
     """
+    if _at_head(engine):
+        return
     if engine.dialect.name != "postgresql":
         _migrate(engine)
         return
@@ -128,6 +169,8 @@ def migrate(engine: Engine) -> None:
 
 
 def _migrate(engine: Engine) -> None:
+    from alembic import command
+
     command.upgrade(alembic_config(engine), "head")
     with engine.begin() as conn:
         have = set(conn.scalars(select(workspaces.c.id)))

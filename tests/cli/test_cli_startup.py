@@ -1,0 +1,104 @@
+"""Start-up: ``--version``, the lazy command table behind ``--help``, and what they import.
+
+Speed itself is measured in ``bench/startup.py``; these tests check the structure that makes it
+fast (no heavy import for ``--help``/``--version``) and that the lazy table matches the modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import inspect
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+import benchbook
+from benchbook.cli import app
+from benchbook.cli.app import COMMANDS
+
+HEAVY = ("sqlalchemy", "alembic", "fastapi", "huggingface_hub", "datasets", "rich", "pydantic")
+
+PROBE = """
+import sys
+from benchbook.cli import app
+try:
+    app(sys.argv[1:], prog_name="benchbook")
+except SystemExit:
+    pass
+print("MODULES", " ".join(sorted(sys.modules)))
+"""
+
+
+def test_version_prints_the_package_version() -> None:
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"benchbook {importlib.metadata.version('benchbook')}\n"
+    assert benchbook.__version__ == importlib.metadata.version("benchbook")
+
+
+@pytest.mark.parametrize("flag", ["--help", "--version"])
+def test_help_and_version_import_no_heavy_module(flag: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, flag], capture_output=True, text=True, check=True
+    ).stdout
+    modules = set(out.rsplit("MODULES ", 1)[1].split())
+    assert {m for m in modules if m.split(".")[0] in HEAVY} == set()
+    loaded = {m for m in modules if m.startswith("benchbook.")}
+    assert loaded == {"benchbook.cli", "benchbook.cli.app", "benchbook.errors"}
+
+
+def test_help_lists_every_command_with_its_help_line() -> None:
+    result = CliRunner().invoke(app, ["--help"])
+    assert result.exit_code == 0
+    listed: list[list[str]] = []
+    for line in result.stdout.split("Commands:\n", 1)[1].splitlines():
+        if line.startswith("  ") and not line.startswith("   "):
+            listed.append(line.split(None, 1))
+        elif line.strip():  # a wrapped help line ("write-" + "only" joins without a space)
+            joint = "" if listed[-1][1].endswith("-") else " "
+            listed[-1][1] += joint + line.strip()
+    assert listed == [[name, entry.help] for name, entry in COMMANDS.items()]
+
+
+def test_benchbook_alone_prints_the_help_and_exits_2() -> None:
+    bare, helped = CliRunner().invoke(app, []), CliRunner().invoke(app, ["--help"])
+    assert bare.exit_code == 2
+    assert bare.stdout == helped.stdout
+    assert "Commands:" in bare.stdout
+
+
+def test_the_lazy_table_matches_the_command_modules() -> None:
+    """Every module's registrations, loaded eagerly, equal COMMANDS: names, help, module."""
+    for module in {entry.module for entry in COMMANDS.values()}:
+        importlib.import_module(module)
+    registered = typer.main.get_group(app).commands
+    assert sorted(registered) == sorted(COMMANDS)
+    for name, command in registered.items():
+        first_paragraph = inspect.cleandoc(command.help or "").split("\n\n")[0]
+        assert " ".join(first_paragraph.split()) == COMMANDS[name].help, name
+        sub = getattr(command, "commands", None)
+        callback = next(iter(sub.values())).callback if sub else command.callback
+        assert callback is not None
+        assert inspect.unwrap(callback).__module__ == COMMANDS[name].module, name
+
+
+def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
+    """A fresh process resolves ``benchbook benchmarks list`` by importing only what it needs."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "benchmarks", "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    listing, modules = out.rsplit("MODULES ", 1)
+    assert '"gsm8k"' in listing
+    assert "benchbook.cli.imports" in modules.split()
+    assert "benchbook.cli.runs" not in modules.split()
