@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -134,7 +135,7 @@ class RayCluster:
 
     def stop(self) -> None:
         """Kill every process of this cluster (its temp dir's, its raylets' and their
-        children), leaving other Ray clusters of the machine alone."""
+        children), leaving other Ray clusters of the machine alone; remove its temp dir."""
         procs = _procs()
         ports = [f"--node_manager_port={p}" for p in self.node_ports]
         mine = {
@@ -158,6 +159,7 @@ class RayCluster:
         for pid in mine:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(self.temp_dir, ignore_errors=True)
 
     def _ray(self, *args: str) -> None:
         done = subprocess.run(

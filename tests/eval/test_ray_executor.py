@@ -202,6 +202,21 @@ def test_case_resources_become_ray_requests_and_an_unsatisfiable_one_is_an_error
     assert results["big"].error is not None and "num_cpus=3" in results["big"].error
 
 
+@SQLITE_ONLY
+def test_a_command_grader_sees_the_files_the_harness_left_on_the_worker(
+    rctx: Context,  # noqa: F811
+    cluster: RayCluster,
+) -> None:
+    ds.register_dataset(rctx, arithmetic(n=3))
+    grader = {"id": "command", "config": {"cmd": "grep -qx 2 answer.txt"}}  # right on c1 only
+    run = start(rctx, ray_harness(rctx, "write_answer_file"), executor="ray",
+                ray_address=cluster.address, graders=[grader])  # fmt: skip
+    run = run_execution.execute_run(rctx, run.id)
+    results = {r.case_id: r for r in all_results(rctx, run.id)}
+    assert [results[c].passed for c in ("c0", "c1", "c2")] == [False, True, False]
+    assert results["c1"].scores[0].status == "ok"
+
+
 def test_without_the_extra_executor_ray_says_how_to_install_it(tmp_path: Path) -> None:
     driver = tmp_path / "driver.py"
     driver.write_text(

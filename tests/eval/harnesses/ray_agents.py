@@ -58,3 +58,13 @@ async def secrets_in_task(case: CaseInput) -> HarnessOutput:
     return HarnessOutput(
         answer="secrets:" + ",".join(names), events=[{"type": "note", "text": where()}]
     )
+
+
+def write_answer_file(case: CaseInput) -> str:
+    """Writes ``a+b`` to ``answer.txt`` in its workspace (for a ``command`` grader) and
+    answers ``see answer.txt``."""
+    from benchbook.runtime.harnesses.python import current_workspace
+
+    a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
+    (current_workspace().workdir / "answer.txt").write_text(f"{a + b}\n")
+    return "see answer.txt"

@@ -14,7 +14,8 @@ grades each one here (gold never leaves this process) and hands it to the same w
 local executor, so resume, budget, cancel and progress behave the same. At most
 ``concurrency`` tasks are submitted and unfinished at a time; no new task is submitted once the
 run is cancelled or the budget is reached. Workspace graders (``command``, ``tests-pass``)
-have no workspace here (it stayed on the worker), so they are ``skipped`` with that reason.
+need the workspace, which stayed on the worker: for them the driver prepares the case's
+environment again and replays the worker's snapshot on it (:func:`grade_returned`).
 
 A task whose worker process or node dies is resubmitted by Ray up to ``max_retries`` times
 (Ray's own task retry); after that the item is recorded ``error`` with Ray's reason. Each item
@@ -29,12 +30,13 @@ import asyncio
 import importlib
 import importlib.util
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from benchbook.contracts.dataset import Resources
 from benchbook.contracts.harness import secret_names
-from benchbook.contracts.run import RuntimeResult, Trace
+from benchbook.contracts.run import CaseResult, EnvSnapshot, RuntimeResult, Trace
 from benchbook.errors import InvalidInput
 from benchbook.eval.executors.local import (
     Execution,
@@ -50,11 +52,13 @@ from benchbook.eval.executors.local import (
     writer_loop,
 )
 from benchbook.eval.executors.ray_task import run_case, shared_payload
+from benchbook.eval.graders import WORKSPACE_GRADERS
 from benchbook.eval.inputs import case_input
+from benchbook.runtime import open_environment
 
 INSTALL_HINT = "pip install 'benchbook[ray]'"
 #: How long one ``ray.wait`` blocks before the driver checks cancel and heartbeats (seconds).
-WAIT_S = 0.5
+WAIT_S = 0.2
 DEFAULT_MAX_RETRIES = 3
 
 
@@ -174,9 +178,9 @@ async def execute_ray(
     source: Iterator[WorkItem] = iter(items)
     exhausted = False
 
-    async def finish(item: WorkItem, ref: Any) -> None:
+    async def finish(item: WorkItem, returned: RuntimeResult) -> None:
         try:
-            result = await grade_outcome(item, _result_of(ray, ref, max_retries), ex, None)
+            result = await grade_returned(item, returned, ex)
         except Exception as exc:
             result = internal_error(item, exc)
         spent[0] += result.cost_usd or 0.0
@@ -210,15 +214,8 @@ async def execute_ray(
     try:
         await submit()
         while pending:
-            ready, _ = await asyncio.to_thread(
-                ray.wait, list(pending), num_returns=1, timeout=WAIT_S
-            )
-            if ready and len(pending) > 1:
-                rest = [r for r in pending if r not in ready]
-                more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
-                ready = ready + more
-            for ref in ready:
-                task = asyncio.create_task(finish(pending.pop(ref), ref))
+            for ref, returned in await asyncio.to_thread(_collect, ray, list(pending), max_retries):
+                task = asyncio.create_task(finish(pending.pop(ref), returned))
                 grading.add(task)
                 task.add_done_callback(grading.discard)
             await submit()
@@ -229,6 +226,57 @@ async def execute_ray(
         await writer
         beat.cancel()
     return outcome
+
+
+async def grade_returned(item: WorkItem, outcome: RuntimeResult, ex: Execution) -> CaseResult:
+    """Grade a result that came back from a worker. When the plan has a workspace grader
+    (``command``, ``tests-pass``), the case's environment is prepared again here and the
+    worker's snapshot replayed on it (a repo's diff applied with ``git apply``, a prompt's
+    output files written), so those graders see what the harness left.
+
+    Raises:
+        RuntimeError: the snapshot cannot be replayed (the diff does not apply).
+    """
+    specs = ex.graders or item.case.graders
+    if outcome.status != "ok" or not any(s.id in WORKSPACE_GRADERS for s in specs):
+        return await grade_outcome(item, outcome, ex, None)
+    ci = case_input(item.case, item.sample, ex.timeout_s)
+    async with open_environment(ci, ex.runtime) as workspace:
+        if workspace.error is not None:
+            raise RuntimeError(f"cannot prepare the workspace to grade in: {workspace.error}")
+        await _replay(outcome.trace.env_snapshot, workspace.workdir)
+        return await grade_outcome(item, outcome, ex, workspace.workdir)
+
+
+async def _replay(snapshot: EnvSnapshot, workdir: Path) -> None:
+    """Put a worker's snapshot on a fresh copy of the environment."""
+    root = workdir.resolve()
+    for name, text in (snapshot.output or {}).items():
+        target = (root / name).resolve()
+        if not target.is_relative_to(root):
+            raise RuntimeError(f"snapshot file {name!r} is outside the workspace")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    if snapshot.diff:
+        proc = await asyncio.create_subprocess_exec(
+            "git", "apply", "--binary", "--whitespace=nowarn", "-",
+            cwd=workdir, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await proc.communicate(snapshot.diff.encode())
+        if proc.returncode != 0:
+            raise RuntimeError(f"the worker's diff does not apply here: {err.decode()[-300:]}")
+
+
+def _collect(ray: ModuleType, refs: list[Any], max_retries: int) -> list[tuple[Any, RuntimeResult]]:
+    """The tasks among ``refs`` that finished (``ray.wait``: at least one, or none after
+    :data:`WAIT_S`), each with its result — fetched here too, so the event loop's thread
+    never blocks on Ray."""
+    ready, rest = ray.wait(refs, num_returns=1, timeout=WAIT_S)
+    if ready and rest:
+        more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+        ready += more
+    return [(ref, _result_of(ray, ref, max_retries)) for ref in ready]
 
 
 def _result_of(ray: ModuleType, ref: Any, max_retries: int) -> RuntimeResult:

@@ -19,6 +19,7 @@ worker or node).
 from __future__ import annotations
 
 import asyncio
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -48,20 +49,26 @@ def shared_payload(harness: Any, secrets: dict[str, str], runtime: RuntimeConfig
     )
 
 
+@functools.lru_cache(maxsize=4)
+def _parse_shared(shared: bytes) -> tuple[Any, RuntimeConfig, dict[str, str]]:
+    """The harness, runtime paths and secrets of a run (parsed once per worker process)."""
+    spec = orjson.loads(shared)
+    rt = spec["runtime"]
+    runtime = RuntimeConfig(
+        work_root=Path(rt["work_root"]),
+        mirrors=Path(rt["mirrors"]),
+        chromium=rt["chromium"],
+        tail_bytes=rt["tail_bytes"],
+    )
+    return _HARNESS.validate_python(spec["harness"]), runtime, spec["secrets"]
+
+
 def run_case(shared: bytes, case_input: bytes) -> bytes:
     """The Ray task body: run one (case, sample) here and return its RuntimeResult as JSON."""
     try:
-        spec = orjson.loads(shared)
-        harness = _HARNESS.validate_python(spec["harness"])
+        harness, runtime, secrets = _parse_shared(shared)
         ci = CaseInput.model_validate_json(case_input)
-        rt = spec["runtime"]
-        runtime = RuntimeConfig(
-            work_root=Path(rt["work_root"]),
-            mirrors=Path(rt["mirrors"]),
-            chromium=rt["chromium"],
-            tail_bytes=rt["tail_bytes"],
-        )
-        result = asyncio.run(_run(harness, ci, runtime, spec["secrets"]))
+        result = asyncio.run(_run(harness, ci, runtime, dict(secrets)))
     except Exception as exc:  # Benchbook's own failure on the worker is data as well
         result = RuntimeResult(
             status="error", error=f"internal: {type(exc).__name__}: {exc}", trace=Trace()
