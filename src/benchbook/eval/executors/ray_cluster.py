@@ -162,7 +162,7 @@ async def execute_ray(
         InvalidInput: ray is not installed, or the cluster cannot be reached.
     """
     ray = import_ray()
-    await asyncio.to_thread(connect, ray, address)
+    connect(ray, address)  # in this thread: ray.init wants the main thread when it is one
     nodes = await asyncio.to_thread(_live_node_resources, ray)
     names = secret_names(ex.harness)
     secrets = {n: ex.secrets[n] for n in names if n in ex.secrets}
