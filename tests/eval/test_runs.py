@@ -43,14 +43,17 @@ def arithmetic(dataset_id: str = "sums", version: str = "1.0.0", n: int = N_CASE
     return Dataset.model_validate({"id": dataset_id, "version": version, "cases": cases})
 
 
-def python_harness(ctx: Context, function: str, harness_id: str | None = None) -> str:
-    """Register ``tests.eval.harnesses.agents:<function>`` as harness ``<function>@1.0.0``."""
+def python_harness(
+    ctx: Context, function: str, harness_id: str | None = None, module: str = "agents"
+) -> str:
+    """Register ``tests.eval.harnesses.<module>:<function>`` as harness ``<id>@1.0.0`` (id:
+    ``harness_id``, else the function's name with dashes)."""
     hid = harness_id or function.replace("_", "-")
     payload = {
         "id": hid,
         "version": "1.0.0",
         "kind": "python",
-        "config": {"callable": f"tests.eval.harnesses.agents:{function}"},
+        "config": {"callable": f"tests.eval.harnesses.{module}:{function}"},
     }
     harnesses.register_harness(ctx, harnesses.parse_harness(payload))
     return f"{hid}@1.0.0"

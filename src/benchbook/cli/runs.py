@@ -157,6 +157,17 @@ def run_command(
     limit: int | None = typer.Option(None, min=1, help="Only the first N selected cases."),
     budget_usd: float | None = typer.Option(None, min=0, help="Stop starting cases at this spend."),
     timeout_s: int | None = typer.Option(None, min=1, help="Per-case timeout (seconds)."),
+    executor: str = typer.Option(
+        "local", "--executor", help="local (asyncio here) or ray (each case a Ray task)."
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="With --executor ray: auto (default), ray://HOST:PORT or HOST:PORT.",
+    ),
+    ray_max_retries: int = typer.Option(
+        3, "--ray-max-retries", min=0, max=20, help="Resubmits of a case whose Ray worker died."
+    ),
     detach: bool = typer.Option(
         False, "--detach", help="Only queue it for the worker of a running `benchbook serve`."
     ),
@@ -174,6 +185,9 @@ def run_command(
             "limit": limit,
             "budget_usd": budget_usd,
             "timeout_s": timeout_s,
+            "executor": executor,
+            "ray_address": ray_address,
+            "ray_max_retries": ray_max_retries,
         },
         "run settings",
     )
@@ -196,6 +210,11 @@ def run_command(
     if json:
         return emit_json(run)
     print_run(ctx, run)
+
+
+runs_app.command("start", help="Run HARNESS on DATASET and print the scorecard (= benchbook run).")(
+    run_command
+)
 
 
 @runs_app.command("list")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt
+from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt, model_validator
 
 from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr
 from benchbook.contracts.dataset import Env, GraderSpec, Network, Placement, Resources
@@ -169,6 +169,8 @@ class CaseResult(BaseModel):
 
 RunStatus = Literal["queued", "running", "finished", "failed", "cancelled", "budget_exhausted"]
 Executor = Literal["local", "ray"]
+RAY_ADDRESS = r"^(auto|(ray://)?[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5})$"
+"""``auto``, ``ray://host:port`` or ``host:port``."""
 
 
 class RunSettings(BaseModel):
@@ -181,7 +183,12 @@ class RunSettings(BaseModel):
             then the first ``limit`` of them in dataset order. The subset must select a case.
         budget_usd: no new case starts once the spent cost reaches it (≥ 0).
         timeout_s: per-case timeout overriding each case's ``timeout_s``.
-        executor: ``local`` (asyncio in this process) or ``ray``; ``ray_address`` for the latter.
+        executor: ``local`` (asyncio in this process) or ``ray`` (each case a Ray task; the
+            ``ray`` extra).
+        ray_address: the cluster for ``ray``: ``auto`` (default: the cluster this machine
+            belongs to), ``ray://host:port`` (Ray Client) or ``host:port`` (the head's GCS).
+        ray_max_retries: how often Ray resubmits a case whose worker or node died before it is
+            recorded ``error`` (0–20).
     """
 
     model_config = STRICT
@@ -193,7 +200,14 @@ class RunSettings(BaseModel):
     budget_usd: Annotated[float, Field(ge=0)] | None = None
     timeout_s: PositiveInt | None = None
     executor: Executor = "local"
-    ray_address: str | None = None
+    ray_address: Annotated[str, Field(pattern=RAY_ADDRESS)] | None = None
+    ray_max_retries: Annotated[int, Field(ge=0, le=20)] = 3
+
+    @model_validator(mode="after")
+    def _ray_address_only_with_ray(self) -> RunSettings:
+        if self.ray_address is not None and self.executor != "ray":
+            raise ValueError("ray_address is only allowed with executor 'ray'")
+        return self
 
 
 class RunPlan(BaseModel):

@@ -30,6 +30,7 @@ from benchbook.contracts.dataset import Case
 from benchbook.contracts.run import Run, RunPlan, RunSettings
 from benchbook.errors import Conflict
 from benchbook.eval.executors.local import Execution, FinishedItem, WorkItem, execute
+from benchbook.eval.executors.ray_cluster import execute_ray
 from benchbook.eval.grading import Grading
 from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
@@ -319,7 +320,12 @@ def _execute(
             budget_usd=settings.budget_usd,
             spent_usd=row.spent_usd,
         )
-        outcome = run_sync(execute(_items(ctx.engine, row, settings), ex, sink))
+        items = _items(ctx.engine, row, settings)
+        if settings.executor == "ray":
+            address, retries = settings.ray_address or "auto", settings.ray_max_retries
+            outcome = run_sync(execute_ray(items, ex, sink, address, retries))
+        else:
+            outcome = run_sync(execute(items, ex, sink))
     except Exception as exc:
         log.exception("run %s failed", run_id)
         with ctx.engine.begin() as conn:

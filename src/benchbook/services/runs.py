@@ -28,6 +28,7 @@ from benchbook.contracts.run import (
 )
 from benchbook.datasets.versions import LATEST
 from benchbook.errors import Conflict, InvalidInput, NotFound
+from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
 from benchbook.services.context import Context
@@ -122,7 +123,8 @@ def start_run(ctx: Context, request: StartRunRequest) -> Run:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or harness, or no such (live) version or tag.
         InvalidInput: unknown grader ids (the known ones listed), a subset selecting no case,
-            unknown case ids, a missing secret the harness names, or the ``ray`` executor.
+            unknown case ids, a missing secret the harness names, or the ``ray`` executor
+            without the ``ray`` extra installed (the message says how to install it).
     """
     return create_run(ctx, request, holder=None)
 
@@ -133,10 +135,11 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
     ctx.require("runs:write")
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
-    if request.settings.executor != "local":
+    if request.settings.executor == "ray" and not ray_installed():
         raise InvalidInput(
-            "settings.executor: only the 'local' executor is available in this installation",
-            {"executor": request.settings.executor},
+            "settings.executor: the ray executor needs the 'ray' extra, which is not installed"
+            f" here: {INSTALL_HINT}",
+            {"executor": "ray", "install": INSTALL_HINT},
         )
     with ctx.engine.connect() as conn:
         version = resolve_version(conn, ctx.workspace, dataset_id, dataset_ref)

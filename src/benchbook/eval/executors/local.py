@@ -18,6 +18,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal, Protocol
 
 from benchbook.contracts.dataset import Case, GraderSpec
@@ -115,15 +116,24 @@ async def run_item(item: WorkItem, ex: Execution) -> CaseResult:
     try:
         async with open_environment(ci, ex.runtime) as workspace:
             outcome = await run_harness(ex.harness, ci, workspace, ex.secrets)
-            trace = _priced(outcome.trace, ex.pricing)
-            submission = Submission(trace.answer, trace, outcome.status, workspace.workdir)
-            specs = ex.graders or item.case.graders  # a run's plan replaces the case's own
-            scores = await grade_submission(specs, submission, item.case, ex.grading)
+            return await grade_outcome(item, outcome, ex, workspace.workdir)
     except Exception as exc:  # our own failure is data too, never a crashed run
-        outcome = RuntimeResult(
-            status="error", error=f"internal: {type(exc).__name__}: {exc}", trace=Trace()
-        )
-        trace, scores = outcome.trace, []
+        return internal_error(item, exc)
+
+
+async def grade_outcome(
+    item: WorkItem, outcome: RuntimeResult, ex: Execution, workdir: Path | None
+) -> CaseResult:
+    """Price the trace of a finished harness and grade it (``workdir``: the case workspace
+    while it still exists, else None — workspace graders are then ``skipped``).
+
+    Raises:
+        Exception: only Benchbook's own failures (graders' failures are scores).
+    """
+    trace = _priced(outcome.trace, ex.pricing)
+    submission = Submission(trace.answer, trace, outcome.status, workdir)
+    specs = ex.graders or item.case.graders  # a run's plan replaces the case's own
+    scores = await grade_submission(specs, submission, item.case, ex.grading)
     return CaseResult(
         case_id=item.case.id,
         sample=item.sample,
@@ -135,6 +145,19 @@ async def run_item(item: WorkItem, ex: Execution) -> CaseResult:
         cost_usd=trace.cost_usd,
         duration_ms=trace.duration_ms,
         trace=trace,
+    )
+
+
+def internal_error(item: WorkItem, exc: BaseException | str) -> CaseResult:
+    """The error result of an item Benchbook itself failed on (an exception, or a reason)."""
+    reason = exc if isinstance(exc, str) else f"internal: {type(exc).__name__}: {exc}"
+    return CaseResult(
+        case_id=item.case.id,
+        sample=item.sample,
+        status="error",
+        error=reason,
+        passed=False,
+        trace=Trace(),
     )
 
 
@@ -167,8 +190,8 @@ async def execute(
         resume runs them) or ``budget_exhausted`` (unstarted items written as ``not_run``).
     """
     queue: asyncio.Queue[FinishedItem | None] = asyncio.Queue()
-    writer = asyncio.create_task(_writer(queue, sink, on_flush))
-    beat = asyncio.create_task(_heartbeat(sink))
+    writer = asyncio.create_task(writer_loop(queue, sink, on_flush))
+    beat = asyncio.create_task(heartbeat_loop(sink))
     slots = asyncio.Semaphore(ex.concurrency)
     spent = [ex.spent_usd]
     running: set[asyncio.Task[None]] = set()
@@ -185,10 +208,7 @@ async def execute(
     try:
         for item in items:
             await slots.acquire()
-            if outcome == "finished" and sink.cancelled():
-                outcome = "cancelled"
-            if outcome == "finished" and ex.budget_usd is not None and spent[0] >= ex.budget_usd:
-                outcome = "budget_exhausted"
+            outcome = admission(outcome, sink, ex, spent[0])
             if outcome == "cancelled":
                 slots.release()
                 break
@@ -208,11 +228,23 @@ async def execute(
     return outcome
 
 
-async def _writer(
+def admission(outcome: Outcome, sink: ResultSink, ex: Execution, spent_usd: float) -> Outcome:
+    """Whether the next item may start: ``finished`` (yes), ``cancelled`` (the sink says stop;
+    stop submitting) or ``budget_exhausted`` (record it ``not_run``). Once not ``finished``,
+    the outcome stays."""
+    if outcome == "finished" and sink.cancelled():
+        return "cancelled"
+    if outcome == "finished" and ex.budget_usd is not None and spent_usd >= ex.budget_usd:
+        return "budget_exhausted"
+    return outcome
+
+
+async def writer_loop(
     queue: asyncio.Queue[FinishedItem | None],
     sink: ResultSink,
     on_flush: Callable[[list[FinishedItem]], Awaitable[None] | None] | None,
 ) -> None:
+    """Write what the queue brings in batches (one transaction each) until it brings None."""
     done = False
     while not done:
         batch: list[FinishedItem] = []
@@ -238,7 +270,8 @@ async def _writer(
                     await maybe
 
 
-async def _heartbeat(sink: ResultSink) -> None:
+async def heartbeat_loop(sink: ResultSink) -> None:
+    """Call ``sink.heartbeat`` every :data:`HEARTBEAT_S` seconds until cancelled."""
     last = time.monotonic()
     while True:
         await asyncio.sleep(1.0)

@@ -1,0 +1,83 @@
+"""What runs inside a Ray task (SPEC H.4, ``ray`` executor): one (case, sample) on a worker.
+
+This module is imported by the Ray worker process, so it depends only on the contracts and the
+runtime (never on grading, the store or the services). The task receives two JSON documents:
+
+- ``shared`` (one object per run, put in the object store once): ``{harness, secrets,
+  runtime: {work_root, mirrors, chromium, tail_bytes}}`` — ``secrets`` holds only the values
+  the harness names (command ``secrets``, openai ``api_key_secret``);
+- ``case_input``: the :class:`~benchbook.contracts.run.CaseInput` (gold already left out).
+
+It provisions the case's environment on the worker (repo checkout from the worker's mirror
+cache, browser, working directory), runs the harness there and returns the
+:class:`~benchbook.contracts.run.RuntimeResult` as JSON bytes. It never raises for a harness
+failure (the runtime turns those into ``status = error``); Benchbook's own failure becomes an
+``internal:`` error result too, so the only exceptions the driver sees are Ray's own (a lost
+worker or node).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from pathlib import Path
+from typing import Any
+
+import orjson
+from pydantic import TypeAdapter
+
+from benchbook.contracts.harness import Harness
+from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
+from benchbook.runtime import RuntimeConfig, open_environment, run_harness
+
+_HARNESS: TypeAdapter[Any] = TypeAdapter(Harness)
+
+
+def shared_payload(harness: Any, secrets: dict[str, str], runtime: RuntimeConfig) -> bytes:
+    """The per-run part of every task: the harness spec, the named secrets and the paths."""
+    return orjson.dumps(
+        {
+            "harness": _HARNESS.dump_python(harness, mode="json"),
+            "secrets": secrets,
+            "runtime": {
+                "work_root": str(runtime.work_root),
+                "mirrors": str(runtime.mirrors),
+                "chromium": runtime.chromium,
+                "tail_bytes": runtime.tail_bytes,
+            },
+        }
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def _parse_shared(shared: bytes) -> tuple[Any, RuntimeConfig, dict[str, str]]:
+    """The harness, runtime paths and secrets of a run (parsed once per worker process)."""
+    spec = orjson.loads(shared)
+    rt = spec["runtime"]
+    runtime = RuntimeConfig(
+        work_root=Path(rt["work_root"]),
+        mirrors=Path(rt["mirrors"]),
+        chromium=rt["chromium"],
+        tail_bytes=rt["tail_bytes"],
+    )
+    return _HARNESS.validate_python(spec["harness"]), runtime, spec["secrets"]
+
+
+def run_case(shared: bytes, case_input: bytes) -> bytes:
+    """The Ray task body: run one (case, sample) here and return its RuntimeResult as JSON."""
+    try:
+        harness, runtime, secrets = _parse_shared(shared)
+        ci = CaseInput.model_validate_json(case_input)
+        result = asyncio.run(_run(harness, ci, runtime, dict(secrets)))
+    except Exception as exc:  # Benchbook's own failure on the worker is data as well
+        result = RuntimeResult(
+            status="error", error=f"internal: {type(exc).__name__}: {exc}", trace=Trace()
+        )
+    return result.model_dump_json().encode()
+
+
+async def _run(
+    harness: Any, ci: CaseInput, runtime: RuntimeConfig, secrets: dict[str, str]
+) -> RuntimeResult:
+    async with open_environment(ci, runtime) as workspace:
+        return await run_harness(harness, ci, workspace, secrets)
