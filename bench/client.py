@@ -1,8 +1,8 @@
 """Client benchmark (issue 16): ``.venv/bin/python -m bench.client [--cases 100000]
 [--backends sqlite,postgresql] [--page-size 1000]``.
 
-A GSM8K-like dataset of ``--cases`` cases is imported (the ``import`` task of ``bench.tasks``), a real
-``benchbook serve`` is started on it, and two child processes read every case over HTTP:
+A GSM8K-like dataset of ``--cases`` cases is imported (the ``import`` task of ``bench.tasks``),
+a real ``benchbook serve`` is started on it, and two child processes read every case over HTTP:
 
 - **baseline**: bare httpx streaming ``GET …/cases.jsonl`` (the export route), counting lines —
   no parsing, no validation: the least a reader can do;
