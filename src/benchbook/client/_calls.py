@@ -139,13 +139,11 @@ def error_of_envelope(
 
 
 def check(response: httpx.Response) -> httpx.Response:
-    """``response`` when 2xx; raises :class:`RetryableStatus` for 502/503 and the translated
-    BenchbookError for any other status."""
-    if response.is_success:
-        return response
+    """``response`` unless it is a 502/503, which raises :class:`RetryableStatus` (inside the
+    retry loop); any other non-2xx is returned and raised after the loop by :func:`error_of`."""
     if response.status_code in RETRY_STATUSES:
         raise RetryableStatus(response)
-    raise error_of(response)
+    return response
 
 
 def _retryable(exc: BaseException) -> bool:

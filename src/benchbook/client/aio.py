@@ -15,7 +15,7 @@ import httpx
 from tenacity import AsyncRetrying
 
 from benchbook.client import _ops as ops
-from benchbook.client._calls import ATTEMPTS, Call, check, retry_policy, settings
+from benchbook.client._calls import ATTEMPTS, Call, check, error_of, retry_policy, settings
 from benchbook.client._calls import translate_final as _final
 from benchbook.client._common import (
     ExportFormat,
@@ -73,13 +73,15 @@ class AsyncClient:
                     if stream and not response.is_success:
                         await response.aread()
                         await response.aclose()
-                    return check(response)
+                    response = check(response)
         except Exception as exc:
             final = _final(exc)
             if final is exc:
                 raise
             raise final from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        if not response.is_success:
+            raise error_of(response)
+        return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> AsyncIterator[Case]:
         """Every case of ``ref`` in order, a keyset page at a time (see ``Client.cases``)."""

@@ -18,7 +18,7 @@ import httpx
 from tenacity import Retrying
 
 from benchbook.client import _ops as ops
-from benchbook.client._calls import ATTEMPTS, Call, check, retry_policy, settings
+from benchbook.client._calls import ATTEMPTS, Call, check, error_of, retry_policy, settings
 from benchbook.client._calls import translate_final as _final
 from benchbook.client._common import (
     ExportFormat,
@@ -91,13 +91,15 @@ class Client:
                     if stream and not response.is_success:
                         response.read()
                         response.close()
-                    return check(response)
+                    response = check(response)
         except Exception as exc:
             final = _final(exc)
             if final is exc:
                 raise
             raise final from exc
-        raise AssertionError("unreachable")  # pragma: no cover
+        if not response.is_success:
+            raise error_of(response)
+        return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
         """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, fetched a
