@@ -24,7 +24,6 @@ from benchbook.client._common import (
     job_outcome,
     pinned,
     run_done,
-    write_stream,
 )
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
@@ -152,15 +151,8 @@ class AsyncDatasets:
             view = await self.get(exact, view.next_after, page_size)
 
     async def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
-        """As ``Client.datasets.export``; files are written in a worker thread."""
-        if format == "jsonl":
-            call: Call[None] = Call("GET", ops.export_path(ref), lambda r: None)
-            response = await self._c._send(call, stream=True)
-            try:
-                chunks = [chunk async for chunk in response.aiter_bytes()]
-            finally:
-                await response.aclose()
-            return await asyncio.to_thread(write_stream, out, chunks)
+        """As ``Client.datasets.export``, run by a sync client in a worker thread (the stream is
+        written as it arrives, never held in memory)."""
         from benchbook.client.sync import Client
 
         def export_sync() -> int:
