@@ -29,6 +29,7 @@ RUN_TOOLS = (
     "get_harness",
     "delete_harness_version",
     "start_run",
+    "report_run",
     "list_runs",
     "get_run",
     "list_run_results",
@@ -113,6 +114,31 @@ def test_a_run_started_over_mcp_is_queued_at_once_executed_by_the_worker_and_sco
         assert trace["answer"].strip() == "5"  # 3+1 = 4, off by one
         listed = _data(mcp, "list_runs", {"dataset": "sums"})["result"]
         assert [r["id"] for r in listed] == [run["id"]]
+
+
+def test_a_run_reported_over_mcp_is_graded_like_the_executed_one(
+    ctx: Context, engine: Engine, settings: Settings, server_url: str
+) -> None:
+    """report_run at parity with POST /api/runs/report: the answers CALCULATOR gives, reported
+    for an external harness, score 8 of 12 as the executed run does."""
+    ds.register_dataset(ctx, arithmetic("sums"))
+    cases = list(arithmetic("sums").cases)
+    results = []
+    for case in cases:
+        a, b = (int(x) for x in case.task.removeprefix("What is ").removesuffix("?").split("+"))
+        results.append({"case_id": case.id, "answer": str(a + b + (a % 3 == 0))})
+    with mcp_http(server_url, _admin_key(ctx)) as mcp:
+        request = {"dataset": "sums", "harness": "my-agent@1.2.0", "results": results}
+        run = _data(mcp, "report_run", {"request": request})
+        assert (run["status"], run["harness"], run["counts"]["passed"]) == (
+            "finished",
+            "my-agent@1.2.0",
+            8,
+        )
+        card = _data(mcp, "get_scorecard", {"scorecard_id": run["scorecard_id"]})
+        assert (card["n"], card["passed"], card["errors"]) == (12, 8, 0)
+        bad = mcp.call("report_run", {"request": {**request, "results": [*results, results[0]]}})
+        assert bad.is_error and "results.12" in str(bad.content)
 
 
 def test_every_run_and_harness_tool_is_named_after_its_service_and_fully_described(

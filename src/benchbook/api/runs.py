@@ -16,9 +16,10 @@ from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import GraderSpec
-from benchbook.contracts.run import CaseResult, Run, StartRunRequest, Trace
+from benchbook.contracts.run import CaseResult, ReportRunRequest, Run, StartRunRequest, Trace
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.services import comparisons
+from benchbook.services import run_reports as reports
 from benchbook.services import run_results as results
 from benchbook.services import runs as svc
 from benchbook.services import scorecards as cards
@@ -38,6 +39,20 @@ def start_run(ctx: ContextDep, request: Annotated[StartRunRequest, Body()]) -> R
     (known ids listed), an empty subset or a missing secret; 404 for an unknown dataset or
     harness version."""
     return svc.start_run(ctx, request)
+
+
+@router.post(
+    "/runs/report",
+    operation_id="report_run",
+    status_code=201,
+    response_model=Run,
+    responses=error_responses(400, 403, 404, 409),
+)
+async def report_run(ctx: ContextDep, request: Annotated[ReportRunRequest, Body()]) -> Run:
+    """Grade results an external harness produced (``harness: "id@version"``, rows ``{case_id,
+    answer, sample?, error?, trace?}``): 201 with the finished run and its scorecard. 400 for an
+    unknown case id or a repeated (case, sample), each named by row (``results.3.case_id``)."""
+    return await run_in_threadpool(reports.report_run, ctx, request)
 
 
 @router.get("/runs", operation_id="list_runs", response_model=list[Run])

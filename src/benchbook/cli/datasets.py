@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -26,7 +25,9 @@ from benchbook.cli.app import (
     print_outcome,
     read_json_file,
 )
+from benchbook.contracts.dataset import Case
 from benchbook.contracts.diff import FieldChange
+from benchbook.datasets.flat import FORMATS, write_atomically, write_export
 from benchbook.errors import InvalidInput
 from benchbook.services import datasets as svc
 
@@ -233,42 +234,41 @@ def export(
     dataset_id: str,
     ref: str = typer.Argument("latest"),
     output: Path | None = typer.Option(
-        None, "--output", "-o", help="File to write (default stdout)."
+        None,
+        "--output",
+        "-o",
+        help="File to write (jsonl; default stdout) or directory to create (parquet, hf).",
+    ),
+    format: str = typer.Option(
+        "jsonl",
+        "--format",
+        "-f",
+        help="jsonl: one canonical case per line. parquet, hf: a directory with data/test.parquet"
+        " or data/test.jsonl of flat rows (id, input, target, tags, metadata), a README.md"
+        " dataset card and lm_eval_task.yaml, read as is by datasets.load_dataset and lm-eval.",
     ),
 ) -> None:
-    """Stream a version's cases as JSONL."""
-    lines = svc.export_dataset(local_context(), dataset_id, ref)
+    """Export a version: JSONL cases (default), or a directory other harnesses read."""
+    if format not in FORMATS:
+        raise InvalidInput(f"--format must be one of {', '.join(FORMATS)}, got {format!r}")
+    ctx = local_context()
+    if format != "jsonl":
+        if output is None:
+            raise InvalidInput(f"--format {format} writes a directory: give it with --output")
+        view = svc.get_dataset(ctx, dataset_id, ref, None, 1)
+        exact = view.version.version
+        cases = (
+            Case.model_validate_json(line) for line in svc.export_dataset(ctx, dataset_id, exact)
+        )
+        n = write_export(cases, output, format, view.version)
+        console.print(f"[green]exported[/] {count(n, 'case')} to {escape(str(output))}")
+        return
+    lines = svc.export_dataset(ctx, dataset_id, ref)
     if output is None:
         for line in lines:
             sys.stdout.buffer.write(line)
         return
     write_atomically(output, lines)
-
-
-def write_atomically(output: Path, lines: Iterable[bytes]) -> None:
-    """Write ``lines`` to ``output`` through a sibling ``.NAME.PID.part`` file renamed into place.
-
-    A failure leaves no partial file and any previous ``output`` untouched. Raises InvalidInput
-    (``cannot write PATH: reason``) when ``output`` is a directory or its folder is missing or
-    not writable.
-    """
-    if output.is_dir():
-        raise InvalidInput(f"cannot write {output}: is a directory")
-    part = output.with_name(f".{output.name}.{os.getpid()}.part")
-    try:
-        fh = part.open("xb")
-    except OSError as exc:
-        raise InvalidInput(f"cannot write {output}: {exc.strerror}") from exc
-    try:
-        with fh:
-            for line in lines:
-                fh.write(line)
-        part.replace(output)
-    except BaseException as exc:
-        part.unlink(missing_ok=True)
-        if isinstance(exc, OSError):
-            raise InvalidInput(f"cannot write {output}: {exc.strerror}") from exc
-        raise
 
 
 @datasets_app.command()

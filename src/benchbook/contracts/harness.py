@@ -9,6 +9,8 @@ datasets (identity = SHA-256 of the canonical JSON of the parsed model, defaults
   official ``openai`` client against any OpenAI-compatible endpoint.
 - ``python`` — :class:`PythonConfig`: ``package.module:function`` called with the
   :class:`~benchbook.contracts.run.CaseInput`.
+- ``external`` — :class:`ExternalConfig`: a harness run outside Benchbook whose results are
+  reported (``report_run``) and graded here; it is never executed by the server.
 
 Registering a harness is code execution on the server (``harnesses:write``, admin only).
 """
@@ -29,7 +31,7 @@ from benchbook.contracts.common import (
     TextNoNul,
 )
 
-HarnessKind = Literal["command", "openai", "python"]
+HarnessKind = Literal["command", "openai", "python", "external"]
 
 #: The template fields a harness config may use (SPEC H.1); ``{{``/``}}`` are literal braces.
 TEMPLATE_FIELDS = ("task", "case_id", "workdir", "sample")
@@ -114,6 +116,13 @@ class PythonConfig(BaseModel):
     callable: CallablePath
 
 
+class ExternalConfig(BaseModel):
+    """An ``external`` harness: nothing to run; ``url`` optionally says where it lives."""
+
+    model_config = STRICT
+    url: str | None = None
+
+
 class _HarnessBase(BaseModel):
     model_config = STRICT
     id: ResourceId
@@ -142,8 +151,16 @@ class PythonHarness(_HarnessBase):
     config: PythonConfig
 
 
-Harness = Annotated[CommandHarness | OpenAIHarness | PythonHarness, Field(discriminator="kind")]
-"""``{id, version, description?, kind: command|openai|python, config}`` (SPEC H.1)."""
+class ExternalHarness(_HarnessBase):
+    """A harness of kind ``external`` (results reported, never executed here)."""
+
+    kind: Literal["external"] = "external"
+    config: ExternalConfig = Field(default_factory=ExternalConfig)
+
+
+AnyHarness = CommandHarness | OpenAIHarness | PythonHarness | ExternalHarness
+Harness = Annotated[AnyHarness, Field(discriminator="kind")]
+"""``{id, version, description?, kind: command|openai|python|external, config}`` (SPEC H.1)."""
 
 
 class HarnessSummary(BaseModel):
@@ -170,7 +187,7 @@ class HarnessRegisterResult(BaseModel):
     content_hash: str
 
 
-def secret_names(harness: CommandHarness | OpenAIHarness | PythonHarness) -> list[str]:
+def secret_names(harness: AnyHarness) -> list[str]:
     """The secret names a harness asks for (command ``secrets``, openai ``api_key_secret``)."""
     if isinstance(harness, CommandHarness):
         return list(harness.config.secrets)

@@ -278,3 +278,34 @@ class Run(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     reproducibility: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class ReportedResult(BaseModel):
+    """One (case, sample) an external harness ran, as reported to ``report_run``.
+
+    ``answer`` is graded like a harness's answer; ``error`` (a message) marks the harness's own
+    failure on the case (status ``error``, no grading); ``trace`` is kept as the result's trace
+    (its ``answer`` is replaced by ``answer``).
+    """
+
+    model_config = STRICT
+    case_id: NonEmptyStr
+    sample: NonNegativeInt = 0
+    answer: str = ""
+    error: str | None = None
+    trace: Trace | None = None
+
+
+class ReportRunRequest(BaseModel):
+    """``report_run``'s body: results an external harness produced, to be graded here.
+
+    ``dataset`` is ``id`` or ``id@ref``; ``harness`` is ``id@version`` (SemVer) naming the
+    external harness (registered as kind ``external`` on first use). ``graders`` replace each
+    case's own graders when given. ``results`` holds each (case, sample) once.
+    """
+
+    model_config = STRICT
+    dataset: NonEmptyStr
+    harness: NonEmptyStr
+    graders: list[GraderSpec] | None = None
+    results: list[ReportedResult] = Field(min_length=1)

@@ -24,6 +24,19 @@ GUIDES: dict[str, ToolGuide] = {
             " case_ids, tags, limit, budget_usd, timeout_s}}"
         },
     ),
+    "report_run": ToolGuide(
+        advice=(
+            "For a harness run outside Benchbook: report its answers and get them graded by "
+            "the same graders as any run. Returns the finished run; read "
+            "get_scorecard(run.scorecard_id). request.harness is 'id@version' (registered as "
+            "an external harness on first use). Each (case_id, sample) once; unknown case ids "
+            "are rejected by row."
+        ),
+        parameters={
+            "request": "{dataset, harness: 'id@version', graders?, results: [{case_id, answer,"
+            " sample?, error?, trace?}]}"
+        },
+    ),
     "list_runs": ToolGuide(
         parameters={
             "dataset": "Dataset id or id@version.",

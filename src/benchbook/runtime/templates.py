@@ -13,9 +13,8 @@ from pathlib import Path
 
 from benchbook.contracts.harness import (
     TEMPLATE_FIELDS,
+    AnyHarness,
     CommandHarness,
-    OpenAIHarness,
-    PythonHarness,
 )
 from benchbook.contracts.run import CaseInput
 from benchbook.datasets.templates import Template, compile_template
@@ -51,7 +50,7 @@ def compile_harness_template(source: str, where: str) -> Template:
     return template
 
 
-def check_harness_templates(harness: CommandHarness | OpenAIHarness | PythonHarness) -> None:
+def check_harness_templates(harness: AnyHarness) -> None:
     """Check every template of ``harness`` (only ``command`` harnesses have templates).
 
     Raises:

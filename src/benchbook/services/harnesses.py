@@ -17,7 +17,9 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.harness import (
+    AnyHarness,
     CommandHarness,
+    ExternalHarness,
     Harness,
     HarnessRegisterResult,
     HarnessSummary,
@@ -36,10 +38,11 @@ from benchbook.store.tables import SHARED_WORKSPACE
 HARNESS_ADAPTER: TypeAdapter[Harness] = TypeAdapter(Harness)
 
 
-_KINDS: dict[str, type[CommandHarness | OpenAIHarness | PythonHarness]] = {
+_KINDS: dict[str, type[AnyHarness]] = {
     "command": CommandHarness,
     "openai": OpenAIHarness,
     "python": PythonHarness,
+    "external": ExternalHarness,
 }
 
 
@@ -91,6 +94,11 @@ def register_harness(ctx: Context, harness: Harness, shared: bool = False) -> Ha
             {"kind": "python"},
         )
     check_harness_templates(harness)
+    return _store_harness(ctx, harness, workspace)
+
+
+def _store_harness(ctx: Context, harness: Harness, workspace: str) -> HarnessRegisterResult:
+    """Insert (or revive) a harness version once the caller's rights were checked."""
     body, digest = harness_identity(harness)
     key = f"{harness.id}@{harness.version}"
     try:
@@ -124,6 +132,28 @@ def register_harness(ctx: Context, harness: Harness, shared: bool = False) -> Ha
         created=existing is None or not existing.live,
         content_hash=digest,
     )
+
+
+def external_harness(ctx: Context, harness_id: str, version: str) -> repo.HarnessRow:
+    """The harness ``harness_id@version`` results are reported for: the live version the
+    workspace sees, else a new ``external`` harness stored in the caller's workspace (no code
+    to execute, so ``runs:write`` is enough; the caller checked it). Not an operation.
+
+    Raises:
+        InvalidInput: a malformed id or a version that is not SemVer.
+        Conflict: a tombstoned version of that key with other content exists.
+    """
+    with ctx.engine.connect() as conn:
+        try:
+            return resolve_harness(conn, ctx.workspace, harness_id, version)
+        except NotFound:
+            pass
+    harness = parse_model(
+        ExternalHarness, {"id": harness_id, "version": version, "kind": "external"}, "harness"
+    )
+    _store_harness(ctx, harness, ctx.workspace)
+    with ctx.engine.connect() as conn:
+        return resolve_harness(conn, ctx.workspace, harness_id, version)
 
 
 def _owner(conn: Connection, workspace: str, harness_id: str) -> str:

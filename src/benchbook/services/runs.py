@@ -17,7 +17,7 @@ import orjson
 from sqlalchemy import Connection
 
 from benchbook.contracts.dataset import Case
-from benchbook.contracts.harness import Harness, PythonHarness, secret_names
+from benchbook.contracts.harness import ExternalHarness, Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
     ErrorCount,
     Run,
@@ -129,9 +129,13 @@ def start_run(ctx: Context, request: StartRunRequest) -> Run:
     return create_run(ctx, request, holder=None)
 
 
-def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Run:
+def create_run(
+    ctx: Context, request: StartRunRequest, holder: str | None, reported: bool = False
+) -> Run:
     """:func:`start_run`, optionally already held by ``holder`` (the CLI executing it in its
-    own process, so a server's worker never picks it up first). Not an operation."""
+    own process, so a server's worker never picks it up first); ``reported`` runs (results
+    reported by an external harness, :func:`benchbook.services.run_reports.report_run`) may name
+    an ``external`` harness. Not an operation."""
     ctx.require("runs:write")
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
@@ -146,6 +150,12 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
         hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
         selected = _plan_checks(conn, version.pk, request)
     harness = load_harness(hrow)
+    if isinstance(harness, ExternalHarness) and not reported:
+        raise InvalidInput(
+            f"harness {hrow.harness_id}@{hrow.version} is external: report its results with"
+            " report_run (POST /api/runs/report) instead of starting a run",
+            {"harness": request.harness, "kind": "external"},
+        )
     _check_importable(harness)
     names = secret_names(harness)
     found = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)

@@ -3,6 +3,7 @@
 - ``command`` (:mod:`.command`): a process per (case, sample) in its own process group.
 - ``python`` (:mod:`.python`): ``package.module:function`` called with the case input.
 - ``openai`` (:mod:`.openai_compat`): one chat completion through the ``openai`` client.
+- ``external``: never run (its results are reported); an error result says so.
 """
 
 from __future__ import annotations
@@ -11,14 +12,20 @@ import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from benchbook.contracts.harness import CommandHarness, OpenAIHarness, PythonHarness
+from benchbook.contracts.harness import (
+    AnyHarness,
+    CommandHarness,
+    ExternalHarness,
+    OpenAIHarness,
+    PythonHarness,
+)
 from benchbook.contracts.run import CaseInput, EnvSnapshot, RuntimeResult, Trace
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.templates import check_harness_templates
 
 
 async def run_harness(
-    harness: CommandHarness | OpenAIHarness | PythonHarness,
+    harness: AnyHarness,
     case_input: CaseInput,
     workspace: Workspace,
     secrets: Mapping[str, str],
@@ -59,7 +66,7 @@ async def run_harness(
 
 
 async def _dispatch(
-    harness: CommandHarness | OpenAIHarness | PythonHarness,
+    harness: AnyHarness,
     case_input: CaseInput,
     workspace: Workspace,
     secrets: Mapping[str, str],
@@ -72,6 +79,14 @@ async def _dispatch(
         from benchbook.runtime.harnesses.python import run_python
 
         return await run_python(harness, case_input, workspace)
+    if isinstance(harness, ExternalHarness):
+        return RuntimeResult(
+            status="error",
+            error=f"harness {harness.id}@{harness.version} is external: its results are reported"
+            " (report_run), it is never run here",
+            trace=Trace(),
+        )
+    assert isinstance(harness, OpenAIHarness)
     # Imported lazily: the openai client is only loaded when an openai harness runs.
     from benchbook.runtime.harnesses.openai_compat import run_openai
 
