@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 from typing import Annotated, Any, Literal
-from urllib.parse import urlencode
 
 import orjson
 from fastapi import APIRouter, Query, Request, Response
@@ -20,6 +19,7 @@ from benchbook.services.controls import may_delete_dataset_version, require_regi
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import PageRoute
+from benchbook.web.forms import Problem, done, problem
 from benchbook.web.render import dataset_url, people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_list, form_text
 
@@ -83,6 +83,20 @@ def dataset_page(
     cases: int = FIRST_CASES,
 ) -> Response:
     """A version with its lineage, a page of cases, the activity timeline and the composer."""
+    return dataset_response(request, page, dataset_id, v, after=after, cases=cases)
+
+
+def dataset_response(
+    request: Request,
+    page: Page,
+    dataset_id: str,
+    v: str = "latest",
+    after: int | None = None,
+    cases: int = FIRST_CASES,
+    problem: Problem | None = None,
+) -> Response:
+    """The dataset page; with ``problem`` (a refused tags, comment or delete post) rendered
+    with its status, the message beside the field and the posted values kept."""
     limit = CASE_PAGE if after is not None else max(1, min(cases, CASE_PAGE))
     view = datasets.get_dataset(page.ctx, dataset_id, v, after=after, limit=limit)
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
@@ -92,6 +106,7 @@ def dataset_page(
         request,
         page,
         "dataset.html",
+        status_code=problem.status if problem else 200,
         nav="datasets",
         view=view,
         ref=v,
@@ -104,6 +119,7 @@ def dataset_page(
         first_cases=FIRST_CASES,
         names=people(page),
         lineage=view.version.produced_by,
+        problem=problem,
     )
 
 
@@ -154,31 +170,50 @@ def diff_page(
 
 
 @router.post("/datasets/{dataset_id}/delete")
-def delete_versions(dataset_id: str, posted: FormDep) -> Response:
-    """The danger dialog: delete the checked versions, or all of them (all or nothing)."""
+def delete_versions(request: Request, dataset_id: str, posted: FormDep) -> Response:
+    """The danger dialog: delete the checked versions, or all of them (all or nothing). A
+    wrong confirmation or no ticked version re-opens the dialog with the message beside the
+    field and the ticks kept."""
     page, form = posted
     every = form_text(form, "scope") == "all"
     chosen = form_list(form, "version")
-    if not every and not chosen:
-        raise InvalidInput("tick at least one version to delete")
-    if form_text(form, "confirm").strip() != dataset_id:
-        raise InvalidInput(f"type the dataset id ({dataset_id}) to confirm the delete")
-    datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
-    remaining = _remaining(page, dataset_id)
-    return RedirectResponse(
-        dataset_url(dataset_id) if remaining else "/datasets?" + urlencode({"deleted": dataset_id}),
-        status_code=303,
-    )
+    kept = {
+        "scope": form_text(form, "scope"),
+        "version": chosen,
+        "confirm": form_text(form, "confirm"),
+    }
+    try:
+        if not every and not chosen:
+            raise InvalidInput("tick at least one version to delete", {"field": "version"})
+        if form_text(form, "confirm").strip() != dataset_id:
+            raise InvalidInput(f"type the dataset id ({dataset_id}) to confirm the delete")
+        datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
+    except BenchbookError as exc:
+        refused = problem("delete", exc, kept, ("confirm", "version"))
+        shown = form_text(form, "v") or "latest"
+        return dataset_response(request, page, dataset_id, shown, problem=refused)
+    which = f"all versions of {dataset_id}" if every else ", ".join(chosen)
+    notice = f"Deleted {which}."
+    if _remaining(page, dataset_id):
+        return done(request, dataset_url(dataset_id), notice)
+    return done(request, "/datasets", notice)
 
 
 @router.post("/datasets/{dataset_id}/tags")
-def set_tags(dataset_id: str, posted: FormDep) -> Response:
-    """Replace one own version's tags (comma-separated); a tag held by a sibling moves here."""
+def set_tags(request: Request, dataset_id: str, posted: FormDep) -> Response:
+    """Replace one own version's tags (comma-separated); a tag held by a sibling moves here.
+    A refused tag (``latest``, a version number, a bad name) re-renders the page with the
+    message beside the tags field and the typed text kept."""
     page, form = posted
     version = form_text(form, "version").strip()
     tags = [t for t in form_text(form, "tags").split(",") if t.strip()]
-    datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
-    return RedirectResponse(dataset_url(dataset_id, version), status_code=303)
+    try:
+        info = datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
+    except BenchbookError as exc:
+        refused = problem("tags", exc, {"tags": form_text(form, "tags")}, ("tags",))
+        return dataset_response(request, page, dataset_id, version or "latest", problem=refused)
+    shown = ", ".join(info.version_tags) or "no tags"
+    return done(request, dataset_url(dataset_id, version), f"{version} now has {shown}.")
 
 
 def _remaining(page: Page, dataset_id: str) -> bool:

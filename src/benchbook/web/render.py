@@ -23,6 +23,7 @@ from fastapi.templating import Jinja2Templates
 import benchbook
 from benchbook.errors import BenchbookError
 from benchbook.services.accounts import list_members, list_workspaces
+from benchbook.web.forms import forget_carried, take_notice
 from benchbook.web.session import Page
 
 HERE = Path(__file__).parent
@@ -126,8 +127,16 @@ def people(page: Page) -> dict[str, str]:
 def render(
     request: Request, page: Page | None, name: str, status_code: int = 200, **values: Any
 ) -> HTMLResponse:
-    """Render ``name`` with the layout's variables for ``page`` (None: logged-out pages)."""
-    layout: dict[str, Any] = {"page": page, "nav": values.pop("nav", "")}
+    """Render ``name`` with the layout's variables for ``page`` (None: logged-out pages): the
+    caller's workspaces, the notice a redirect carried here (``web/forms.done``, cleared with
+    this response) and ``problem`` (a refused form's :class:`~benchbook.web.forms.Problem`,
+    None unless given in ``values``)."""
+    layout: dict[str, Any] = {
+        "page": page,
+        "nav": values.pop("nav", ""),
+        "notice": take_notice(request),
+        "problem": None,
+    }
     if page is not None:
         try:
             layout["workspaces"] = [w.id for w in list_workspaces(page.ctx)]
@@ -135,4 +144,8 @@ def render(
             layout["workspaces"] = [page.ctx.workspace]
         if page.ctx.workspace not in layout["workspaces"]:
             layout["workspaces"].insert(0, page.ctx.workspace)
-    return TEMPLATES.TemplateResponse(request, name, {**layout, **values}, status_code=status_code)
+    response = TEMPLATES.TemplateResponse(
+        request, name, {**layout, **values}, status_code=status_code
+    )
+    forget_carried(request, response)
+    return response

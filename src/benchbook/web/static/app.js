@@ -27,6 +27,37 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", () => button.closest("dialog").close());
   }
 
+  // Destructive forms (data-confirm="question"): ask in a dialog first; OK submits.
+  const confirmDialog = document.getElementById("confirm-dialog");
+  let pending = null;
+  for (const form of document.querySelectorAll("form[data-confirm]")) {
+    form.addEventListener("submit", (event) => {
+      if (form.dataset.confirmed === "yes" || !confirmDialog) return;
+      event.preventDefault();
+      pending = form;
+      confirmDialog.querySelector("#confirm-text").textContent = form.dataset.confirm;
+      confirmDialog.querySelector("[data-confirm-ok]").textContent =
+        form.dataset.confirmLabel || "Confirm";
+      confirmDialog.returnValue = "";
+      confirmDialog.showModal();
+    });
+  }
+  if (confirmDialog) {
+    confirmDialog.addEventListener("close", () => {
+      const form = pending;
+      pending = null;
+      if (form && confirmDialog.returnValue === "ok") {
+        form.dataset.confirmed = "yes";
+        form.requestSubmit();
+      }
+    });
+  }
+
+  // A dialog whose form came back refused opens again (data-open-on-load).
+  for (const dialog of document.querySelectorAll("dialog[data-open-on-load]")) {
+    dialog.showModal();
+  }
+
   // Register: editing after a passing Validate asks for a new Validate.
   for (const form of document.querySelectorAll("form[data-register]")) {
     const register = form.querySelector("[data-needs-validation]");
