@@ -26,9 +26,9 @@ from benchbook.services import accounts
 from benchbook.services.context import local_admin_context
 from benchbook.settings import Settings
 from benchbook.store.engine import make_engine, migrate, normalize_url
-from tests.conftest import PG_URL, _need
+from tests.conftest import PG_URL, _need, import_or_need
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+playwright_sync = import_or_need("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

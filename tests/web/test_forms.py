@@ -63,8 +63,8 @@ def test_refused_dataset_forms_come_back_with_the_message_beside_the_field_and_i
     client: TestClient,
 ) -> None:
     csrf = _log_in(client, "ada@example.org")
-    wrong = {"csrf": csrf, "v": "1.0.0", "scope": "some", "version": "1.0.0", "confirm": "tuor"}
-    page = _refused(client.post("/datasets/tour/delete", data=wrong), 400)
+    wrong = {"csrf": csrf, "scope": "some", "version": "1.0.0", "confirm": "tuor"}
+    page = _refused(client.post("/datasets/tour/delete?v=1.0.0", data=wrong), 400)
     assert _field_error(page) == (
         "delete-confirm-error: type the dataset id (tour) to confirm the delete"
     )
@@ -140,3 +140,15 @@ def test_done_posts_redirect_and_the_next_page_reports_them_once(
     client.cookies.set("benchbook_notice", "0" * 32 + ".Hacked")
     forged = client.get("/members")
     assert "Hacked" not in forged.text
+
+
+@pytest.mark.parametrize(("query", "named"), [("sort=size", "sort"), ("owner=mine", "owner")])
+def test_an_unknown_sort_or_owner_on_the_datasets_list_is_a_400_naming_it(
+    client: TestClient, query: str, named: str
+) -> None:
+    _log_in(client, "ada@example.org")
+    page = client.get(f"/datasets?{query}")
+    assert page.status_code == 400
+    text = html.unescape(page.text)
+    assert f"Bad query parameter {named}: “{query.split('=')[1]}” is not valid" in text
+    assert client.get("/datasets?sort=updated&owner=own").status_code == 200

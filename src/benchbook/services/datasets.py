@@ -503,6 +503,21 @@ def get_case(ctx: Context, dataset_id: str, ref: str, case_id: str) -> Case:
     return Case.model_validate_json(body)
 
 
+def get_case_neighbours(
+    ctx: Context, dataset_id: str, ref: str, case_id: str
+) -> tuple[int, str | None, str | None]:
+    """``(position, previous case id, next case id)`` of ``case_id`` in ``dataset_id@ref``
+    (position 0-based; None at either end), for the case page's Previous/Next. Raises
+    NotFound like :func:`get_case`."""
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+        found = repo.case_neighbours(conn, row.pk, case_id)
+    if found is None:
+        raise NotFound(f"case {case_id!r} not found in {dataset_id}@{row.version}")
+    return found
+
+
 def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterator[bytes]:
     """Stream a version's cases as JSONL (one canonical case per line, ``\\n``-terminated).
 

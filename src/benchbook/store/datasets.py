@@ -240,6 +240,26 @@ def case_by_id(conn: Connection, version_pk: int, case_id: str) -> bytes | None:
     return body.encode() if body is not None else None
 
 
+def case_neighbours(
+    conn: Connection, version_pk: int, case_id: str
+) -> tuple[int, str | None, str | None] | None:
+    """``(position, previous id, next id)`` of ``case_id`` in a version (None when absent):
+    one ``(version_pk, case_id)`` index lookup and two primary-key lookups."""
+    vc = version_cases.c
+    position = conn.scalar(
+        select(vc.position).where(vc.version_pk == version_pk, vc.case_id == case_id).limit(1)
+    )
+    if position is None:
+        return None
+    around = conn.execute(
+        select(vc.position, vc.case_id).where(
+            vc.version_pk == version_pk, vc.position.in_([position - 1, position + 1])
+        )
+    ).all()
+    ids = {int(p): str(c) for p, c in around}
+    return int(position), ids.get(position - 1), ids.get(position + 1)
+
+
 def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> Iterator[bytes]:
     """Every case body of a version in order, fetched in keyset chunks of ``chunk`` cases."""
     after = -1

@@ -33,10 +33,6 @@ OWNERS: tuple[OwnerFilter, ...] = ("all", "own", "shared")
 SORTS: tuple[SortKey, ...] = ("name", "updated", "cases")
 
 
-def _pick(value: str, allowed: tuple[Any, ...], default: Any) -> Any:
-    return value if value in allowed else default
-
-
 @router.get("/")
 def home() -> Response:
     """The dashboard starts at the datasets list."""
@@ -48,13 +44,13 @@ def list_page(
     request: Request,
     page: PageDep,
     q: str = "",
-    owner: str = "all",
-    sort: str = "name",
+    owner: OwnerFilter = "all",
+    sort: SortKey = "name",
     offset: int = 0,
 ) -> Response:
-    """Datasets list: search, owner filter, sort, stat strip, role-gated buttons."""
-    owner_f: OwnerFilter = _pick(owner, OWNERS, "all")
-    sort_k: SortKey = _pick(sort, SORTS, "name")
+    """Datasets list: search, owner filter, sort, stat strip, role-gated buttons. An unknown
+    ``owner`` or ``sort`` is a 400 page naming the parameter and the values it takes."""
+    owner_f, sort_k = owner, sort
     listing = datasets.list_datasets(
         page.ctx, search=q or None, owner=owner_f, sort=sort_k, limit=LIST_PAGE, offset=offset
     )
@@ -81,8 +77,12 @@ def dataset_page(
     v: str = "latest",
     after: int | None = None,
     cases: int = FIRST_CASES,
+    at: Annotated[int | None, Query(ge=1)] = None,
 ) -> Response:
-    """A version with its lineage, a page of cases, the activity timeline and the composer."""
+    """A version with its lineage, a page of cases, the activity timeline and the composer.
+    ``at`` (1-based case number) opens the page of cases starting at that case."""
+    if at is not None:
+        after, cases = (at - 2 if at > 1 else None), CASE_PAGE
     return dataset_response(request, page, dataset_id, v, after=after, cases=cases)
 
 
@@ -132,7 +132,8 @@ def case_page(
     v: str = "latest",
     id_query: Annotated[str, Query(alias="id")] = "",
 ) -> Response:
-    """One case: task, env, expected, milestones, graders, metadata.
+    """One case, every field whole: task, env, expected, milestones, graders, metadata (JSON
+    collapsible, patches as diffs), with Previous/Next in the version's order.
 
     The id is the rest of the path (``/`` included, ``%2F`` decoded the same way), or
     ``?id=`` for ids a path cannot carry (``.``, ``..``; see ``render.case_url``).
@@ -141,8 +142,18 @@ def case_page(
     if not case_id:
         raise NotFound(f"no case id given for {dataset_id}")
     case = datasets.get_case(page.ctx, dataset_id, v, case_id)
+    position, previous, following = datasets.get_case_neighbours(page.ctx, dataset_id, v, case_id)
     return render(
-        request, page, "case.html", nav="datasets", dataset_id=dataset_id, ref=v, case=case
+        request,
+        page,
+        "case.html",
+        nav="datasets",
+        dataset_id=dataset_id,
+        ref=v,
+        case=case,
+        position=position,
+        previous=previous,
+        following=following,
     )
 
 
@@ -170,7 +181,9 @@ def diff_page(
 
 
 @router.post("/datasets/{dataset_id}/delete")
-def delete_versions(request: Request, dataset_id: str, posted: FormDep) -> Response:
+def delete_versions(
+    request: Request, dataset_id: str, posted: FormDep, v: str = "latest"
+) -> Response:
     """The danger dialog: delete the checked versions, or all of them (all or nothing). A
     wrong confirmation or no ticked version re-opens the dialog with the message beside the
     field and the ticks kept."""
@@ -190,8 +203,7 @@ def delete_versions(request: Request, dataset_id: str, posted: FormDep) -> Respo
         datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
     except BenchbookError as exc:
         refused = problem("delete", exc, kept, ("confirm", "version"))
-        shown = form_text(form, "v") or "latest"
-        return dataset_response(request, page, dataset_id, shown, problem=refused)
+        return dataset_response(request, page, dataset_id, v, problem=refused)
     which = f"all versions of {dataset_id}" if every else ", ".join(chosen)
     notice = f"Deleted {which}."
     if _remaining(page, dataset_id):

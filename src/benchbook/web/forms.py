@@ -58,7 +58,8 @@ def problem(
     form: str, exc: BenchbookError, values: dict[str, Any], fields: tuple[str, ...]
 ) -> Problem:
     """A :class:`Problem` for ``exc`` raised by the post of ``form``: the field is the first
-    ``details.errors[].path`` (or ``details.field``, or a ``details`` key) that is one of ``fields``, else ``fields[0]``."""
+    ``details.errors[].path`` (or ``details.field``, or a ``details`` key) that is one of
+    ``fields``, else ``fields[0]``."""
     details = exc.details if isinstance(exc.details, dict) else {}
     named = [str(e.get("path", "")) for e in details.get("errors", []) if isinstance(e, dict)]
     named += [str(details.get("field", ""))] + [str(k) for k in details]

@@ -68,6 +68,43 @@ def answer_text(value: Any) -> str:
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
 
 
+def is_patch(value: Any) -> bool:
+    """True for a unified diff (``diff --git``, or ``--- ``/``+++ `` headers with ``@@`` hunks),
+    such as SWE-bench's ``patch`` and ``test_patch``."""
+    if not isinstance(value, str):
+        return False
+    head = value.lstrip()[:200]
+    return head.startswith("diff --git") or (head.startswith("--- ") and "\n@@" in value)
+
+
+def patch_lines(value: str) -> list[tuple[str, str]]:
+    """``(kind, line)`` for each line of a unified diff; kind is ``add``, ``del``, ``hunk``,
+    ``file`` (``diff``/``---``/``+++``/``index`` headers) or ``ctx``."""
+    found = []
+    for line in value.splitlines():
+        if line.startswith(("diff --git", "+++ ", "--- ", "index ")):
+            kind = "file"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        found.append((kind, line))
+    return found
+
+
+def json_summary(value: Any) -> str:
+    """``object · 3 keys`` / ``array · 12 items`` / ``number`` for a collapsible JSON value."""
+    if isinstance(value, dict):
+        return f"object · {len(value):,} key{'' if len(value) == 1 else 's'}"
+    if isinstance(value, list):
+        return f"array · {len(value):,} item{'' if len(value) == 1 else 's'}"
+    return "boolean" if isinstance(value, bool) else "null" if value is None else "number"
+
+
 def short_text(value: Any, limit: int = 160) -> str:
     """One line of at most ``limit`` characters for table cells."""
     text = value if isinstance(value, str) else orjson.dumps(value).decode()
@@ -106,7 +143,15 @@ def case_url(dataset_id: str, case_id: str, version: str) -> str:
 
 
 TEMPLATES.env.filters.update(
-    when=when, ago=ago, pretty_json=pretty_json, short=short_text, seg=segment, answer=answer_text
+    when=when,
+    ago=ago,
+    pretty_json=pretty_json,
+    short=short_text,
+    seg=segment,
+    answer=answer_text,
+    is_patch=is_patch,
+    patch_lines=patch_lines,
+    json_summary=json_summary,
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,
