@@ -19,8 +19,8 @@ from benchbook.contracts import Case, Dataset
 from benchbook.contracts.dataset import PromptEnv
 from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex
 from benchbook.services import comments, imports, recipes
-from benchbook.services.datasets import store_version
 from benchbook.services.context import local_admin_context
+from benchbook.services.datasets import store_version
 from benchbook.settings import Settings
 from benchbook.store.engine import make_engine
 from tests.web.conftest import SCREENSHOTS, Server, log_in

@@ -259,7 +259,33 @@ def plan_version(ctx: Context, request: ImportRequest, dataset_id: str) -> dict[
     return {"latest": latest, "version": request.version or latest or "1.0.0", "bumps": bumps}
 
 
-def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict[str, Any]:
+def version_description(base: str | None, source: RowSource, limit: int | None) -> str:
+    """The description of an imported version: the recipe's (what the benchmark is) and what
+    this version holds: ``This version: file train.first300.jsonl.``, with the row count when
+    the source knows it upfront (Parquet, folders, Hugging Face splits) capped by ``limit``
+    (``1,319 rows of Hugging Face openai/gsm8k (main, test)``), else ``the first 5 rows of``
+    with a ``limit``. Catalog descriptions therefore name no row counts of their own."""
+    ref = source.ref
+    if ref.kind == "huggingface":
+        parts = ", ".join(p for p in (ref.config, ref.split) if p)
+        where = f"Hugging Face {ref.dataset}" + (f" ({parts})" if parts else "")
+    elif ref.kind == "url":
+        where = str(ref.url)
+    else:
+        where = f"{ref.kind} {ref.file}" if ref.file else ref.kind
+    rows = source.total
+    if rows is not None and limit is not None:
+        rows = min(rows, limit)
+    if rows is not None:
+        held = f"{rows:,} row{'' if rows == 1 else 's'} of {where}"
+    else:
+        held = f"the first {limit:,} rows of {where}" if limit is not None else where
+    return " ".join(p for p in (base, f"This version: {held}.") if p)
+
+
+def _meta(
+    plan: _Plan, dataset_id: str, version: str, source: RowSource, limit: int | None
+) -> dict[str, Any]:
     recipe = plan.recipe
     provenance = Provenance(
         via=plan.via,
@@ -272,7 +298,7 @@ def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict
     payload = {
         "id": dataset_id,
         "version": version,
-        "description": recipe.description,
+        "description": version_description(recipe.description, source, limit),
         "produced_by": provenance.model_dump(mode="json"),
     }
     return dataset_meta(parse_model(Dataset, payload, "dataset"))
@@ -356,7 +382,7 @@ def import_benchmark(
     with _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
         version, latest = _target_version(ctx, request, dataset_id)
-        meta = _meta(plan, dataset_id, version, source)
+        meta = _meta(plan, dataset_id, version, source, request.limit)
         counter = _Counter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
