@@ -152,3 +152,19 @@ def test_an_unknown_sort_or_owner_on_the_datasets_list_is_a_400_naming_it(
     text = html.unescape(page.text)
     assert f"Bad query parameter {named}: “{query.split('=')[1]}” is not valid" in text
     assert client.get("/datasets?sort=updated&owner=own").status_code == 200
+
+
+def test_the_api_docs_load_only_benchbooks_own_files_and_declare_both_schemes(
+    client: TestClient,
+) -> None:
+    page = client.get("/api/docs")
+    assert page.status_code == 200
+    sources = re.findall(r'(?:src|href)="([^"]+)"', page.text)
+    assert sources and all(s.startswith("/") for s in sources), sources
+    for source in sources:
+        assert client.get(source).status_code == 200, source
+    document = client.get("/api/openapi.json").json()
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["bearer"] == {**schemes["bearer"], "type": "http", "scheme": "bearer"}
+    assert (schemes["session"]["in"], schemes["session"]["name"]) == ("cookie", "benchbook_session")
+    assert document["security"] == [{"bearer": []}, {"session": []}, {}]

@@ -141,6 +141,11 @@ def test_no_page_scrolls_sideways_on_a_phone_with_real_benchmarks(
             measured = _overflow(page)
             if measured["scroll"] > measured["width"]:
                 wide[name] = measured
+            if name == "case-swebench":  # the patch whole, highlighted as a diff
+                assert page.locator("[data-testid=patch]").count() == 2  # patch, test_patch
+                assert page.locator(".pl-add").count() > 0 and page.locator(".pl-del").count() > 0
+            if name == "case-osworld":  # nested JSON pretty-printed and collapsible
+                assert page.locator("details.json").count() >= 2
         page.context.clear_cookies()
         page.goto("/login")
         if (measured := _overflow(page))["scroll"] > measured["width"]:
@@ -150,7 +155,7 @@ def test_no_page_scrolls_sideways_on_a_phone_with_real_benchmarks(
         context.close()
 
 
-def test_a_comment_is_deleted_only_after_the_dialog_confirms_and_a_bad_tag_stays_in_its_field(
+def test_a_comment_is_deleted_after_the_dialog_a_bad_tag_stays_and_api_docs_load_offline(
     browser: Any, server: Server, real_data: None
 ) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844}, base_url=server.url)
@@ -172,6 +177,12 @@ def test_a_comment_is_deleted_only_after_the_dialog_confirms_and_a_bad_tag_stays
         assert page.locator(".comment-body").count() == 0
         page.reload()
         assert page.locator("[data-testid=notice]").count() == 0  # shown once
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        focused = "document.activeElement.closest('li.case').querySelector('code').title"
+        assert page.evaluate(focused) == f"{LONG_ID}-1"
+        page.keyboard.press("k")
+        assert page.evaluate(focused) == f"{LONG_ID}-0"
 
         page.fill("#version-tags", "stable, latest")
         page.click("form.tags-form button[type=submit]")
@@ -182,5 +193,15 @@ def test_a_comment_is_deleted_only_after_the_dialog_confirms_and_a_bad_tag_stays
         page.screenshot(path=str(SCREENSHOTS / "phone-tags-refused-390.png"))
         page.set_viewport_size({"width": 1280, "height": 800})
         page.screenshot(path=str(SCREENSHOTS / "phone-tags-refused-1280.png"))
+
+        elsewhere: list[str] = []
+        page.on(
+            "request", lambda r: None if r.url.startswith(server.url) else elsewhere.append(r.url)
+        )
+        page.goto("/api/docs")  # Swagger UI offline: every file from Benchbook itself
+        page.wait_for_selector(".opblock-summary", timeout=20_000)
+        assert page.locator(".opblock-summary").count() > 20
+        page.screenshot(path=str(SCREENSHOTS / "phone-api-docs-1280.png"))
+        assert elsewhere == []
     finally:
         context.close()

@@ -136,7 +136,7 @@ def show(
         console.print(
             cell(
                 f"produced by {v.produced_by.via} {v.produced_by.id}"
-                + (f" from {src.kind} {src.dataset or src.file or src.url or ''}" if src else "")
+                + (f" from {src.kind} {src.dataset or src.file or ''}" if src else "")
             )
         )
     table = Table("id", "env", "task", "expected")
@@ -192,11 +192,20 @@ def diff(
         console.print(cell(f"  meta {path}: {_short(before)} → {_short(after)}"))
     for c in d.added[:show]:
         console.print(f"  [green]+ {escape(c.id)}[/] {escape(c.task[:70])}")
+    _more(len(d.added), show, "added")
     for c in d.removed[:show]:
         console.print(f"  [red]- {escape(c.id)}[/] {escape(c.task[:70])}")
+    _more(len(d.removed), show, "removed")
     for ch in d.changed[:show]:
         fields = ", ".join(f.field for f in ch.changes)
         console.print(f"  [yellow]~ {escape(ch.id)}[/] {escape(fields)}")
+    _more(len(d.changed), show, "changed")
+
+
+def _more(listed: int, show: int, kind: str) -> None:
+    """``  … 1,009 more removed (--show N or --json to see them)`` when the list was cut."""
+    if listed > show:
+        console.print(f"  … {listed - show:,} more {kind} (--show N or --json to see them)")
 
 
 def meta_leaves(meta: Iterable[FieldChange]) -> Iterator[tuple[str, JsonValue, JsonValue]]:
@@ -236,13 +245,26 @@ def export(
         None, "--output", "-o", help="File to write (default stdout)."
     ),
 ) -> None:
-    """Stream a version's cases as JSONL."""
+    """Stream a version's cases as JSONL; with ``-o``, then say what was written
+    (``wrote 1,319 cases (749,738 bytes) of gsm8k@latest to out.jsonl``)."""
     lines = svc.export_dataset(local_context(), dataset_id, ref)
     if output is None:
         for line in lines:
             sys.stdout.buffer.write(line)
         return
-    write_atomically(output, lines)
+    counted = [0, 0]
+
+    def counting() -> Iterator[bytes]:
+        for line in lines:
+            counted[0] += 1
+            counted[1] += len(line)
+            yield line
+
+    write_atomically(output, counting())
+    cases, size = counted
+    console.print(
+        cell(f"wrote {count(cases, 'case')} ({size:,} bytes) of {dataset_id}@{ref} to {output}")
+    )
 
 
 def write_atomically(output: Path, lines: Iterable[bytes]) -> None:

@@ -8,7 +8,6 @@ whole import and stores nothing.
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 import time
@@ -42,6 +41,7 @@ from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import bump_version, pick_latest
 from benchbook.errors import InvalidInput
+from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
 from benchbook.services.secrets import resolve_secret
@@ -102,10 +102,6 @@ def _plan(ctx: Context, request: ImportRequest) -> _Plan:
 
 
 def _registered_recipe(ctx: Context, request: ImportRequest) -> Recipe:
-    try:
-        recipes = importlib.import_module("benchbook.services.recipes")
-    except ImportError as exc:
-        raise InvalidInput("recipes are not available yet; pass an inline spec instead") from exc
     assert request.recipe is not None
     recipe: Recipe = recipes.get_recipe(ctx, request.recipe.id, request.recipe.version)
     return recipe
@@ -269,8 +265,6 @@ def version_description(base: str | None, source: RowSource, limit: int | None) 
     if ref.kind == "huggingface":
         parts = ", ".join(p for p in (ref.config, ref.split) if p)
         where = f"Hugging Face {ref.dataset}" + (f" ({parts})" if parts else "")
-    elif ref.kind == "url":
-        where = str(ref.url)
     else:
         where = f"{ref.kind} {ref.file}" if ref.file else ref.kind
     rows = source.total
@@ -305,7 +299,7 @@ def _meta(
 
 
 #: Sources read over the network: spooled to disk first (see ``datasets/spool.py``).
-REMOTE_SOURCES = frozenset({"huggingface", "url"})
+REMOTE_SOURCES = frozenset({"huggingface"})
 
 
 class _Counter:

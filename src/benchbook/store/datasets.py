@@ -272,17 +272,6 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
         after = rows[-1][0]
 
 
-def iter_case_hashes(conn: Connection, version_pk: int) -> Iterator[str]:
-    """The ordered case hashes of a version (for identity checks)."""
-    vc = version_cases.c
-    yield from conn.scalars(
-        select(case_bodies.c.hash)
-        .join(case_bodies, case_bodies.c.id == vc.body_id)
-        .where(vc.version_pk == version_pk)
-        .order_by(vc.position)
-    )
-
-
 def case_hashes_by_id(conn: Connection, version_pk: int) -> Iterator[tuple[str, str]]:
     """``(case_id, case_hash)`` of a version sorted by case id in code point order (the version
     content hash's order). PostgreSQL compares with the ``C`` collation, byte order of UTF-8,

@@ -144,27 +144,6 @@ def set_run(conn: Connection, run_id: str, **values: Any) -> None:
     conn.execute(update(runs).where(_R.id == run_id).values(**values))
 
 
-def claim_run(conn: Connection, run_id: str, worker: str, stale_before: datetime) -> bool:
-    """Take a run for ``worker`` when it is queued, or running with a heartbeat older than
-    ``stale_before`` (its process died). True when this worker now owns it."""
-    stmt = (
-        update(runs)
-        .where(
-            _R.id == run_id,
-            or_(
-                _R.status == "queued",
-                and_(
-                    _R.status == "running",
-                    or_(_R.heartbeat_at.is_(None), _R.heartbeat_at < stale_before),
-                ),
-                _R.claimed_by == worker,
-            ),
-        )
-        .values(claimed_by=worker, heartbeat_at=utcnow(), status="running")
-    )
-    return conn.execute(stmt).rowcount == 1
-
-
 def claimable_runs(conn: Connection, stale_before: datetime, limit: int = 10) -> list[str]:
     """Ids of queued runs and of running runs whose heartbeat is stale, oldest first."""
     stmt = (

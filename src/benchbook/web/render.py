@@ -8,7 +8,6 @@ the workspaces they can switch to and the CSRF token for its forms.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,8 +28,6 @@ from benchbook.web.session import Page
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 STATIC_DIR = HERE / "static"
-#: The recipes nav item appears once ``services/recipes.py`` exists.
-HAS_RECIPES = importlib.util.find_spec("benchbook.services.recipes") is not None
 
 
 def when(value: datetime | None) -> str:
@@ -155,7 +152,6 @@ TEMPLATES.env.filters.update(
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,
-    has_recipes=HAS_RECIPES,
     case_url=case_url,
     dataset_url=dataset_url,
 )

@@ -1,0 +1,70 @@
+"""Reading data on the dashboard over plain HTTP (issue 14 items 5 and 6): the case page's
+Previous/Next follow the version's order, the dataset page jumps to a case number and pages
+back, and the case page shows every field whole."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import Engine
+
+from benchbook.app import create_app
+from benchbook.services import datasets
+from benchbook.services.context import Context
+from benchbook.settings import Settings
+
+LONG_TEXT = "line one\n" + "word " * 200 + "\nthe end"
+PATCH = "diff --git a/x.py b/x.py\n--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-old\n+new\n"
+
+
+@pytest.fixture
+def client(engine: Engine, settings: Settings, ctx: Context) -> Iterator[TestClient]:
+    """Local admin mode; ``seq`` has 120 cases ``s000``…``s119``, the first with long fields."""
+    cases = [
+        {"id": f"s{i:03d}", "env": {"kind": "prompt"}, "task": f"Task {i}", "expected": "ok"}
+        for i in range(120)
+    ]
+    cases[0]["metadata"] = {"notes": LONG_TEXT, "patch": PATCH, "config": {"a": [1, 2]}}
+    datasets.register_dataset(
+        ctx, datasets.parse_dataset({"id": "seq", "version": "1.0.0", "cases": cases})
+    )
+    with TestClient(create_app(settings, engine), follow_redirects=False) as http:
+        yield http
+
+
+def _link(page: str, testid: str) -> str | None:
+    found = re.search(rf'href="([^"]+)" data-testid="{testid}"', page)
+    return html.unescape(found.group(1)) if found else None
+
+
+def test_the_case_page_steps_through_the_version_and_shows_every_field_whole(
+    client: TestClient,
+) -> None:
+    first = client.get("/datasets/seq/cases/s000").text
+    assert _link(first, "previous-case") is None
+    assert _link(first, "next-case") == "/datasets/seq/cases/s001?v=latest"
+    assert html.escape("word " * 200) in first  # nothing cut at 400 characters
+    assert '<span class="pl pl-add">+new</span>' in first
+    assert re.search(r'<details class="json" open><summary>object · 1 key</summary>', first)
+    middle = client.get("/datasets/seq/cases/s060?v=1.0.0").text
+    assert _link(middle, "previous-case") == "/datasets/seq/cases/s059?v=1.0.0"
+    assert _link(middle, "next-case") == "/datasets/seq/cases/s061?v=1.0.0"
+    assert "case 61" in middle
+    last = client.get("/datasets/seq/cases/s119").text
+    assert _link(last, "next-case") is None
+
+
+def test_the_dataset_page_jumps_to_a_case_number_and_pages_back(client: TestClient) -> None:
+    page = client.get("/datasets/seq", params={"at": 75}).text
+    assert "cases 75–120 of 120" in page
+    assert re.findall(r'class="case-id" title="([^"]+)"', page)[0] == "s074"
+    back = _link(page, "previous-page")
+    assert back == "/datasets/seq?v=latest&after=23#cases-title"
+    assert "cases 25–74 of 120" in client.get(back).text
+    top = client.get("/datasets/seq", params={"at": 1}).text
+    assert "cases 1–50 of 120" in top and _link(top, "previous-page") is None
+    assert client.get("/datasets/seq", params={"at": 0}).status_code == 400
