@@ -68,3 +68,31 @@ def test_the_dataset_page_jumps_to_a_case_number_and_pages_back(client: TestClie
     top = client.get("/datasets/seq", params={"at": 1}).text
     assert "cases 1–50 of 120" in top and _link(top, "previous-page") is None
     assert client.get("/datasets/seq", params={"at": 0}).status_code == 400
+
+
+def test_the_diff_page_shows_changed_leaves_line_diffs_and_pages_the_cases(
+    client: TestClient, ctx: Context
+) -> None:
+    cases = [
+        {"id": f"s{i:03d}", "env": {"kind": "prompt"}, "task": f"Task {i}", "expected": "ok"}
+        for i in range(100)
+    ]
+    cases += [
+        {"id": f"n{i:03d}", "env": {"kind": "prompt"}, "task": f"New {i}", "expected": "ok"}
+        for i in range(60)
+    ]
+    notes = LONG_TEXT.replace("the end", "the very end")
+    cases[0]["metadata"] = {"notes": notes, "patch": PATCH, "config": {"a": [1, 3]}}
+    payload = {"id": "seq", "version": "1.1.0", "description": "Second", "cases": cases}
+    datasets.register_dataset(ctx, datasets.parse_dataset(payload))
+    page = client.get("/datasets/seq/diff")
+    assert page.status_code == 200
+    text = html.unescape(page.text)
+    assert text.index('data-testid="diff-summary"') < text.index("Dataset metadata")
+    leaves = re.findall(r'<tr data-testid="leaf"><th scope="row"><code>([^<]+)</code>', text)
+    assert leaves == ["description", "metadata.config.a[1]", "metadata.notes"]
+    assert '<span class="pl pl-del">-the end</span>' in text
+    assert '<span class="pl pl-add">+the very end</span>' in text
+    assert "1–50 of 60" in text and "page 1 of 2" in text
+    second = html.unescape(client.get(_link(page.text, "diff-next") or "").text)
+    assert "page 2 of 2" in second and "51–60 of 60" in second and "n059" in second

@@ -26,7 +26,7 @@ from benchbook.cli.app import (
     print_outcome,
     read_json_file,
 )
-from benchbook.contracts.diff import FieldChange
+from benchbook.datasets.diff import changed_leaves as meta_leaves
 from benchbook.errors import InvalidInput
 from benchbook.services import datasets as svc
 
@@ -206,26 +206,6 @@ def _more(listed: int, show: int, kind: str) -> None:
     """``  … 1,009 more removed (--show N or --json to see them)`` when the list was cut."""
     if listed > show:
         console.print(f"  … {listed - show:,} more {kind} (--show N or --json to see them)")
-
-
-def meta_leaves(meta: Iterable[FieldChange]) -> Iterator[tuple[str, JsonValue, JsonValue]]:
-    """The changed leaves of metadata changes as ``(dotted path, before, after)``.
-
-    A field whose value is an object on both sides (``produced_by``) yields only the keys that
-    differ, recursively (``produced_by.source.sha256``); any other change yields itself.
-    """
-    for m in meta:
-        yield from _leaves(m.field, m.before, m.after)
-
-
-def _leaves(
-    path: str, before: JsonValue, after: JsonValue
-) -> Iterator[tuple[str, JsonValue, JsonValue]]:
-    if isinstance(before, dict) and isinstance(after, dict):
-        for key in sorted(before.keys() | after.keys()):
-            yield from _leaves(f"{path}.{key}", before.get(key), after.get(key))
-    elif before != after:
-        yield path, before, after
 
 
 def _short(value: JsonValue, limit: int = 40) -> str:

@@ -28,7 +28,7 @@ router = APIRouter(route_class=PageRoute, include_in_schema=False)
 LIST_PAGE = 50
 FIRST_CASES = 5
 CASE_PAGE = 50
-DIFF_SHOWN = 200
+DIFF_SHOWN = 50
 OWNERS: tuple[OwnerFilter, ...] = ("all", "own", "shared")
 SORTS: tuple[SortKey, ...] = ("name", "updated", "cases")
 
@@ -159,15 +159,23 @@ def case_page(
 
 @router.get("/datasets/{dataset_id}/diff")
 def diff_page(
-    request: Request, page: PageDep, dataset_id: str, base: str = "", candidate: str = ""
+    request: Request,
+    page: PageDep,
+    dataset_id: str,
+    base: str = "",
+    candidate: str = "",
+    p: Annotated[int, Query(alias="page", ge=1)] = 1,
 ) -> Response:
-    """Compare two versions (default: the previous one → the latest)."""
+    """Compare two versions (default: the previous one → the latest): the summary first, the
+    metadata and each changed case at its changed leaves (JSON paths; strings as line
+    diffs), and :data:`DIFF_SHOWN` added, removed and changed cases a page (``page``)."""
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     if len(versions) < 2 and not (base and candidate):
         raise InvalidInput(f"{dataset_id} has one version; there is nothing to compare yet")
     candidate = candidate or versions[0].version
     base = base or next((x.version for x in versions if x.version != candidate), candidate)
     diff = datasets.diff_datasets(page.ctx, dataset_id, base, candidate)
+    longest = max(len(diff.added), len(diff.removed), len(diff.changed))
     return render(
         request,
         page,
@@ -177,6 +185,9 @@ def diff_page(
         versions=versions,
         diff=diff,
         shown=DIFF_SHOWN,
+        page_no=p,
+        start=(p - 1) * DIFF_SHOWN,
+        pages=max(1, -(-longest // DIFF_SHOWN)),
     )
 
 

@@ -8,6 +8,7 @@ the workspaces they can switch to and the CSRF token for its forms.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +21,8 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 import benchbook
+from benchbook.contracts.diff import FieldChange
+from benchbook.datasets.diff import changed_leaves
 from benchbook.errors import BenchbookError
 from benchbook.services.accounts import list_members, list_workspaces
 from benchbook.web.forms import forget_carried, take_notice
@@ -93,6 +96,19 @@ def patch_lines(value: str) -> list[tuple[str, str]]:
     return found
 
 
+def line_diff_lines(before: str, after: str) -> list[tuple[str, str]]:
+    """A line diff of two strings as :func:`patch_lines` kinds (``difflib.unified_diff`` with
+    two lines of context; its ``---``/``+++`` header left out)."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), n=2, lineterm="")
+    return patch_lines("\n".join(list(lines)[2:]))
+
+
+def leaves(changes: list[FieldChange]) -> list[tuple[str, Any, Any]]:
+    """The changed leaves of field changes, ``(path, before, after)``
+    (``datasets.diff.changed_leaves``)."""
+    return list(changed_leaves(changes))
+
+
 def json_summary(value: Any) -> str:
     """``object · 3 keys`` / ``array · 12 items`` / ``number`` for a collapsible JSON value."""
     if isinstance(value, dict):
@@ -149,11 +165,13 @@ TEMPLATES.env.filters.update(
     is_patch=is_patch,
     patch_lines=patch_lines,
     json_summary=json_summary,
+    leaves=leaves,
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,
     case_url=case_url,
     dataset_url=dataset_url,
+    line_diff_lines=line_diff_lines,
 )
 
 
