@@ -179,8 +179,10 @@ def test_a_comment_is_deleted_after_the_dialog_a_bad_tag_stays_and_api_docs_load
         assert page.locator("[data-testid=notice]").count() == 0  # shown once
         page.keyboard.press("j")
         page.keyboard.press("j")
-        focused = "document.activeElement.closest('li.case').querySelector('code').title"
-        assert page.evaluate(focused) == f"{LONG_ID}-1"
+        focused = "document.activeElement.closest('li.case')?.querySelector('code').title"
+        assert page.evaluate(focused) == f"{LONG_ID}-1", page.evaluate(
+            "document.activeElement.outerHTML.slice(0, 300)"
+        )
         page.keyboard.press("k")
         assert page.evaluate(focused) == f"{LONG_ID}-0"
 

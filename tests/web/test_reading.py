@@ -96,3 +96,16 @@ def test_the_diff_page_shows_changed_leaves_line_diffs_and_pages_the_cases(
     assert "1–50 of 60" in text and "page 1 of 2" in text
     second = html.unescape(client.get(_link(page.text, "diff-next") or "").text)
     assert "page 2 of 2" in second and "51–60 of 60" in second and "n059" in second
+
+
+def test_the_dataset_page_searches_cases_by_id_and_text(client: TestClient) -> None:
+    def found(q: str) -> list[str]:
+        page = client.get("/datasets/seq", params={"q": q})
+        assert page.status_code == 200
+        return re.findall(r'<code class="case-id" title="([^"]+)">', page.text)
+
+    assert found("s07") == [f"s{i:03d}" for i in range(70, 80)]
+    assert found("TASK 11") == ["s011"] + [f"s{i}" for i in range(110, 120)]
+    assert found("the end") == ["s000"]  # metadata text is content too
+    assert found("100%") == [] and found("s_0") == []  # LIKE wildcards are literal
+    assert "First 50 cases" in client.get("/datasets/seq", params={"q": "task"}).text

@@ -214,6 +214,32 @@ def case_page(
     return [(p, cid, body.encode()) for p, cid, body in rows]
 
 
+def search_case_rows(
+    conn: Connection, version_pk: int, needle: str, limit: int
+) -> list[tuple[int, str, bytes]]:
+    """Up to ``limit`` cases, in order, whose id or stored body contains ``needle``
+    (case-insensitive: ``lower(...) LIKE``, ``%``/``_``/``\\`` escaped): ``(position, case_id,
+    body)``: the body match finds the task text, and also the expected answer and metadata."""
+    escaped = needle.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%{escaped}%"
+    vc = version_cases.c
+    body = case_bodies.c.body
+    rows = conn.execute(
+        select(vc.position, vc.case_id, body)
+        .join(case_bodies, case_bodies.c.id == vc.body_id)
+        .where(
+            vc.version_pk == version_pk,
+            or_(
+                func.lower(vc.case_id).like(pattern, escape="\\"),
+                func.lower(body).like(pattern, escape="\\"),
+            ),
+        )
+        .order_by(vc.position)
+        .limit(limit)
+    ).all()
+    return [(int(p), str(c), str(b).encode()) for p, c, b in rows]
+
+
 def cases_fitting(
     conn: Connection, version_pk: int, after: int | None, limit: int, max_chars: int
 ) -> int:

@@ -78,12 +78,14 @@ def dataset_page(
     after: int | None = None,
     cases: int = FIRST_CASES,
     at: Annotated[int | None, Query(ge=1)] = None,
+    q: str = "",
 ) -> Response:
     """A version with its lineage, a page of cases, the activity timeline and the composer.
-    ``at`` (1-based case number) opens the page of cases starting at that case."""
+    ``at`` (1-based case number) opens the page of cases starting at that case; ``q`` lists
+    the first :data:`CASE_PAGE` cases whose id or content contains it instead."""
     if at is not None:
         after, cases = (at - 2 if at > 1 else None), CASE_PAGE
-    return dataset_response(request, page, dataset_id, v, after=after, cases=cases)
+    return dataset_response(request, page, dataset_id, v, after=after, cases=cases, q=q)
 
 
 def dataset_response(
@@ -94,6 +96,7 @@ def dataset_response(
     after: int | None = None,
     cases: int = FIRST_CASES,
     problem: Problem | None = None,
+    q: str = "",
 ) -> Response:
     """The dataset page; with ``problem`` (a refused tags, comment or delete post) rendered
     with its status, the message beside the field and the posted values kept."""
@@ -102,6 +105,7 @@ def dataset_response(
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     activity = datasets.get_dataset_activity(page.ctx, dataset_id, limit=100)
     deletable = [x.version for x in versions if may_delete_dataset_version(page.ctx, x)]
+    found = datasets.search_cases(page.ctx, dataset_id, v, q, CASE_PAGE) if q.strip() else None
     return render(
         request,
         page,
@@ -120,6 +124,8 @@ def dataset_response(
         names=people(page),
         lineage=view.version.produced_by,
         problem=problem,
+        q=q,
+        found=found,
     )
 
 
