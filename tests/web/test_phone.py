@@ -201,7 +201,7 @@ def test_a_comment_is_deleted_after_the_dialog_a_bad_tag_stays_and_api_docs_load
             "request", lambda r: None if r.url.startswith(server.url) else elsewhere.append(r.url)
         )
         page.goto("/api/docs")  # Swagger UI offline: every file from Benchbook itself
-        page.wait_for_selector(".opblock-summary", timeout=20_000)
+        page.wait_for_selector(".opblock-summary", timeout=60_000)
         assert page.locator(".opblock-summary").count() > 20
         page.screenshot(path=str(SCREENSHOTS / "phone-api-docs-1280.png"))
         assert elsewhere == []

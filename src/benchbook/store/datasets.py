@@ -218,21 +218,25 @@ def search_case_rows(
     conn: Connection, version_pk: int, needle: str, limit: int
 ) -> list[tuple[int, str, bytes]]:
     """Up to ``limit`` cases, in order, whose id or stored body contains ``needle``
-    (case-insensitive: ``lower(...) LIKE``, ``%``/``_``/``\\`` escaped): ``(position, case_id,
+    (case-insensitive: SQLite ``LIKE`` for ASCII, PostgreSQL ``ILIKE``; ``%``/``_``/``\\``
+    escaped): ``(position, case_id,
     body)``: the body match finds the task text, and also the expected answer and metadata."""
-    escaped = needle.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
     vc = version_cases.c
     body = case_bodies.c.body
+
+    def match(column: Any) -> Any:  # SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE
+        if conn.dialect.name == "postgresql":
+            return column.ilike(pattern, escape="\\")
+        return column.like(pattern, escape="\\")
+
     rows = conn.execute(
         select(vc.position, vc.case_id, body)
         .join(case_bodies, case_bodies.c.id == vc.body_id)
         .where(
             vc.version_pk == version_pk,
-            or_(
-                func.lower(vc.case_id).like(pattern, escape="\\"),
-                func.lower(body).like(pattern, escape="\\"),
-            ),
+            or_(match(vc.case_id), match(body)),
         )
         .order_by(vc.position)
         .limit(limit)
