@@ -7,10 +7,12 @@ unreachable PostgreSQL is a failure, not a skip. The same goes for ``../shared/d
 
 from __future__ import annotations
 
+import importlib
 import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from sqlalchemy import Engine, create_engine, text
@@ -34,6 +36,18 @@ def _need(reason: str) -> None:
     if IN_CI:
         pytest.fail(f"{reason} (required under CI=true)")
     pytest.skip(reason)
+
+
+def import_or_need(name: str) -> ModuleType:
+    """``import name``; when it is missing, skip the calling module locally and fail under
+    ``CI=true`` (``pytest.importorskip`` would hide a broken install in CI)."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        reason = f"{name} is not importable ({exc}); install the dev extra"
+        if IN_CI:
+            pytest.fail(f"{reason} (required under CI=true)", pytrace=False)
+        pytest.skip(reason, allow_module_level=True)
 
 
 @pytest.fixture(scope="session")

@@ -37,7 +37,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         version=benchbook.__version__,
         summary="Versioned evaluation datasets and the evaluations run on them.",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # api/docs.py serves /api/docs with its assets (offline)
         redoc_url=None,
         dependencies=[Depends(request_text)],
     )

@@ -145,3 +145,27 @@ def test_recipes_show_and_validate_print_bracketed_fields_verbatim(
     checked = invoke(cli_env, "recipes", "validate", str(bad))
     assert checked.exit_code == 1
     assert checked.stdout.startswith("[b]extra: ")
+
+
+def test_a_diff_says_how_many_it_left_out_and_export_says_what_it_wrote(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    cases = [
+        {"id": f"c{i}", "env": {"kind": "prompt"}, "task": f"Task {i}", "expected": "1"}
+        for i in range(5)
+    ]
+    first = write_dataset(tmp_path, "a.json", cases=cases[:1])
+    second = write_dataset(tmp_path, "b.json", version="1.1.0", cases=cases)
+    assert invoke(cli_env, "register", first).exit_code == 0
+    assert invoke(cli_env, "register", second).exit_code == 0
+    result = invoke(cli_env, "datasets", "diff", "qa", "1.0.0", "1.1.0", "--show", "1")
+    assert result.exit_code == 0, result.output
+    assert "  … 3 more added (--show N or --json to see them)\n" in result.stdout
+    assert "more removed" not in result.stdout
+    target = tmp_path / "out.jsonl"
+    written = invoke(cli_env, "datasets", "export", "qa", "-o", str(target))
+    assert written.exit_code == 0, written.output
+    size = target.stat().st_size
+    assert " ".join(written.stdout.split()) == (
+        f"wrote 5 cases ({size:,} bytes) of qa@latest to {target}"
+    )

@@ -61,3 +61,24 @@ def test_a_javascript_origin_link_is_refused_and_nothing_is_stored(
     assert _run(env, "recipes", "list", "--json") == (0, "[]\n")
     code, out = _run(env, "recipes", "show", "arith")
     assert code == 1 and "not found" in out
+
+
+def test_import_and_preview_take_a_registered_recipe_with_or_without_its_version(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    assert _run(env, "recipes", "register", _write(tmp_path, "r1.json", body("1.0.0")))[0] == 0
+    newer = body("1.1.0", mapping={"id_field": "id", "task_field": "question"})
+    assert _run(env, "recipes", "register", _write(tmp_path, "r2.json", newer))[0] == 0
+    rows = tmp_path / "sums.jsonl"
+    rows.write_text('{"id": "a", "question": "1+1", "answer": "2"}\n')
+    code, out = _run(env, "preview", "--recipe", "arith@1.0.0", "--file", str(rows), "--json")
+    assert code == 0 and orjson.loads(out)["cases"][0]["task"] == "Q: 1+1"
+    code, out = _run(env, "import", "--recipe", "arith@1.0.0", "--file", str(rows), "--json")
+    made = orjson.loads(out)
+    assert code == 0 and (made["id"], made["version"], made["cases"]) == ("arith", "1.0.0", 1)
+    code, out = _run(env, "import", "--recipe", "arith", "--id", "latest-arith", "-f", str(rows))
+    assert code == 0 and out == "registered latest-arith@1.0.0 (1 case)\n"
+    code, out = _run(env, "datasets", "show", "latest-arith", "--json")
+    assert orjson.loads(out)["cases"][0]["task"] == "1+1"  # 1.1.0's mapping: the latest
+    code, _ = _run(env, "import", "gsm8k", "--recipe", "arith", "-f", str(rows))
+    assert code == 1

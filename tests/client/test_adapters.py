@@ -14,6 +14,7 @@ from benchbook.client import Client, to_inspect_dataset
 from benchbook.contracts import Case
 from benchbook.datasets.flat import flat_row
 from tests.client.conftest import Live
+from tests.conftest import import_or_need
 
 pytestmark = pytest.mark.parametrize("live", ["sqlite"], indirect=True)
 
@@ -36,7 +37,7 @@ def gsm8k(live: Live, shared_data: Path) -> tuple[Client, list[Case]]:
 def test_inspect_reads_every_case_without_gold_and_evals_with_its_mock_model(
     gsm8k: tuple[Client, list[Case]], tmp_path: Path
 ) -> None:
-    inspect_ai = pytest.importorskip("inspect_ai")
+    inspect_ai = import_or_need("inspect_ai")
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from inspect_ai.scorer import match
     from inspect_ai.solver import generate
@@ -71,7 +72,7 @@ def test_inspect_reads_every_case_without_gold_and_evals_with_its_mock_model(
 def test_the_hf_export_reads_back_with_datasets_and_lm_eval(
     gsm8k: tuple[Client, list[Case]], tmp_path: Path
 ) -> None:
-    datasets = pytest.importorskip("datasets")
+    datasets = import_or_need("datasets")
     client, cases = gsm8k
     out = tmp_path / "gsm8k-hf"
     assert client.datasets.export("gsm8k@1.0.0", out, "hf") == 1319
@@ -79,7 +80,7 @@ def test_the_hf_export_reads_back_with_datasets_and_lm_eval(
     loaded = datasets.load_dataset(str(out), cache_dir=str(tmp_path / "cache"))["test"]
     assert loaded.to_list() == rows
 
-    lm_eval_tasks = pytest.importorskip("lm_eval.tasks")
+    lm_eval_tasks = import_or_need("lm_eval.tasks")
     manager = lm_eval_tasks.TaskManager(include_path=str(out), include_defaults=False)
     task = lm_eval_tasks.get_task_dict(["benchbook_gsm8k_1_0_0"], manager)["benchbook_gsm8k_1_0_0"]
     docs = list(task.test_docs())

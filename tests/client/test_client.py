@@ -22,6 +22,7 @@ from benchbook.client import (
 from benchbook.contracts import Case
 from benchbook.datasets.flat import flat_row
 from tests.client.conftest import V1, Live, case
+from tests.conftest import import_or_need
 
 
 def test_list_get_versions_and_cases_over_keyset_pages(bb: Client) -> None:
@@ -65,7 +66,7 @@ def test_export_jsonl_is_the_servers_stream(bb: Client, live: Live, tmp_path: Pa
 
 
 def test_export_directories_load_with_datasets_as_they_are(bb: Client, tmp_path: Path) -> None:
-    datasets = pytest.importorskip("datasets")
+    datasets = import_or_need("datasets")
     rows = [flat_row(c) for c in bb.cases("arith@1.0.0")]
     assert rows[2]["metadata"] == '{"source":"x"}'  # gold metadata stays out
     assert [r["target"] for r in rows] == ["2", "4", "6", "8", "10"]
@@ -80,7 +81,7 @@ def test_export_directories_load_with_datasets_as_they_are(bb: Client, tmp_path:
 
 
 def test_hf_dataset_adapter(bb: Client) -> None:
-    pytest.importorskip("datasets")
+    import_or_need("datasets")
     from benchbook.client import to_hf_dataset
 
     ds = to_hf_dataset("arith@1.1.0", bb)

@@ -32,11 +32,12 @@ from benchbook.services import datasets as ds
 from benchbook.services import harnesses, run_execution, run_results, scorecards
 from benchbook.services.context import Context
 from benchbook.services.secrets import set_secret
+from tests.conftest import import_or_need
 from tests.eval.test_acceptance_gsm8k import all_results
 from tests.eval.test_runs import arithmetic, python_harness, rctx, start  # noqa: F401 (fixture)
 from tests.raycluster import ROOT, RayCluster
 
-ray = pytest.importorskip("ray", reason="the ray extra is not installed")
+ray = import_or_need("ray")
 
 # One backend: the driver's writes are the local executor's code path, covered on both
 # backends by tests/eval/test_runs.py.

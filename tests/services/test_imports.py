@@ -26,6 +26,21 @@ def _registry(ctx: Context) -> list[tuple[str, str, int]]:
     return [(d.id, d.latest, d.cases) for d in page.items]
 
 
+def test_each_imported_version_says_what_it_holds(ctx: Context, shared_data: Path) -> None:
+    train = shared_data / "gsm8k" / "train.first300.jsonl"
+    svc.import_benchmark(ctx, _req(benchmark="gsm8k", id="gsm8k-train"), train)
+    held = ds.get_dataset(ctx, "gsm8k-train", "latest", limit=1).version.description or ""
+    assert held.startswith("Grade-school math word problems.")
+    assert held.endswith("This version: file train.first300.jsonl.")
+    assert "1,319" not in held
+    svc.import_benchmark(ctx, _req(benchmark="gsm8k", id="gsm8k-few", limit=5), train)
+    few = ds.get_dataset(ctx, "gsm8k-few", "latest", limit=1).version.description or ""
+    assert few.endswith("This version: the first 5 rows of file train.first300.jsonl.")
+    svc.import_benchmark(ctx, _req(benchmark="osworld"), shared_data / "osworld" / "examples")
+    desktop = ds.get_dataset(ctx, "osworld", "latest", limit=1).version.description or ""
+    assert desktop.endswith("This version: 369 rows of file examples.")
+
+
 def test_gsm8k_imports_then_is_unchanged_then_bumps_and_diffs(
     ctx: Context, shared_data: Path
 ) -> None:

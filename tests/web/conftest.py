@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import _need
+from tests.conftest import _need, import_or_need
 from tests.live_server import PASSWORD, Server, serve, web_database
 
-playwright_sync = pytest.importorskip("playwright.sync_api")
+playwright_sync = import_or_need("playwright.sync_api")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [

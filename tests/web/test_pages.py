@@ -19,10 +19,11 @@ from benchbook.services.context import local_admin_context
 from benchbook.services.datasets import store_version
 from benchbook.settings import Settings
 from benchbook.store.engine import make_engine
+from tests.conftest import import_or_need
 from tests.web.conftest import Server, log_in, shot
 
 pytestmark = pytest.mark.slow
-axe_sync = pytest.importorskip("axe_playwright_python.sync_playwright")
+axe_sync = import_or_need("axe_playwright_python.sync_playwright")
 
 SEVERE = {"serious", "critical"}
 CASES = [

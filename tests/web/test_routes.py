@@ -104,7 +104,7 @@ def test_links_and_forms_encode_versions_and_tags_in_queries(
     assert page.status_code == 200
     hrefs = _hrefs(page.text)
     assert "/datasets/tagged/cases/q0?v=1.0.0%2Bbuild.7" in hrefs
-    assert "?v=paper%20%26%20co" in hrefs
+    assert "/datasets/tagged?v=paper%20%26%20co" in hrefs
     by_tag = client.get("/datasets/tagged?v=paper%20%26%20co")
     assert by_tag.status_code == 200 and "1.0.0+build.7" in by_tag.text
     posted = client.post(

@@ -29,6 +29,7 @@ from benchbook.api import (
     runs,
     secrets,
 )
+from benchbook.api.docs import add_security_schemes, mount_docs
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
@@ -58,6 +59,7 @@ def _openapi_with_bodies(app: FastAPI) -> dict[str, Any]:
             components.setdefault(name, sub)
         components.setdefault(model.__name__, body)
     _drop_422(schema)
+    add_security_schemes(schema)
     app.openapi_schema = schema
     return schema
 
@@ -83,6 +85,7 @@ def install_api(app: FastAPI) -> None:
     ``app.state.engine`` and ``app.state.settings``): its error envelope, the routers of every
     noun, ``/api/health`` and the OpenAPI document with the raw-body models."""
     install_error_handlers(app)
+    mount_docs(app)
     app.include_router(datasets.router)
     app.include_router(hf.router)
     app.include_router(benchmarks.router)

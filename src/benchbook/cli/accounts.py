@@ -80,9 +80,12 @@ def users_set_password(
     password: str = typer.Option(
         ..., prompt=True, hide_input=True, confirmation_prompt=True, help="At least 8 characters."
     ),
+    json: bool = JSON_OPTION,
 ) -> None:
     """Set a user's password (recovers a lost admin password) and end their sessions."""
     user = svc.set_password(local_context(), email, password)
+    if json:
+        return emit_json(user)
     console.print(f"password set for [bold]{escape(user.email)}[/]; their sessions have ended")
 
 
@@ -135,9 +138,12 @@ def members_add(
     user: str = typer.Argument(..., help="Email or user id."),
     role: str = typer.Option("member", help="viewer | member | admin"),
     workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Add a user to a workspace."""
     m = svc.add_member(_in(workspace), user, _role(role))
+    if json:
+        return emit_json(m)
     console.print(cell(f"{m.email} is now {m.role} of {m.workspace}"))
 
 
@@ -147,19 +153,26 @@ def members_set_role(
     user: str = typer.Argument(..., help="Email or user id."),
     role: str = typer.Argument(..., help="viewer | member | admin"),
     workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Change a member's role (a workspace keeps at least one admin)."""
     m = svc.set_member_role(_in(workspace), user, _role(role))
+    if json:
+        return emit_json(m)
     console.print(cell(f"{m.email} is now {m.role} of {m.workspace}"))
 
 
 @members_app.command("remove")
 @handle_errors
 def members_remove(
-    user: str = typer.Argument(..., help="Email or user id."), workspace: str = WORKSPACE
+    user: str = typer.Argument(..., help="Email or user id."),
+    workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Remove a member; their sessions end and their keys stop working."""
     svc.remove_member(_in(workspace), user)
+    if json:
+        return emit_json({"removed": user, "workspace": workspace})
     console.print(cell(f"removed {user} from {workspace}"))
 
 
@@ -216,10 +229,14 @@ def keys_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
 @keys_app.command("revoke")
 @handle_errors
 def keys_revoke(
-    key_id: str = typer.Argument(..., help="key_…"), workspace: str = WORKSPACE
+    key_id: str = typer.Argument(..., help="key_…"),
+    workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Revoke a key: its next request is refused (401)."""
-    keys_svc.revoke_api_key(_in(workspace), key_id)
+    revoked = keys_svc.revoke_api_key(_in(workspace), key_id)
+    if json:
+        return emit_json(revoked)
     console.print(cell(f"revoked {key_id}"))
 
 
@@ -229,9 +246,12 @@ def secrets_set(
     name: str = typer.Argument(..., help="e.g. HF_TOKEN"),
     value: str = typer.Option(..., prompt=True, hide_input=True, help="Read from a prompt."),
     workspace: str = WORKSPACE,
+    json: bool = JSON_OPTION,
 ) -> None:
     """Set a workspace secret (encrypted at rest; its members' own secrets win over it)."""
-    secrets_svc.set_secret(_in(workspace), name, value, scope="workspace")
+    info = secrets_svc.set_secret(_in(workspace), name, value, scope="workspace")
+    if json:
+        return emit_json(info)
     console.print(cell(f"set workspace secret {name} in {workspace}"))
 
 
@@ -248,7 +268,9 @@ def secrets_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
 
 @secrets_app.command("delete")
 @handle_errors
-def secrets_delete(name: str, workspace: str = WORKSPACE) -> None:
+def secrets_delete(name: str, workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     """Delete a workspace secret."""
     secrets_svc.delete_secret(_in(workspace), name, scope="workspace")
+    if json:
+        return emit_json({"deleted": name, "workspace": workspace})
     console.print(cell(f"deleted workspace secret {name} from {workspace}"))

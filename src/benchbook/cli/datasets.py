@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +26,7 @@ from benchbook.cli.app import (
     read_json_file,
 )
 from benchbook.contracts.dataset import Case
-from benchbook.contracts.diff import FieldChange
+from benchbook.datasets.diff import changed_leaves as meta_leaves
 from benchbook.datasets.flat import FORMATS, write_atomically, write_export
 from benchbook.errors import InvalidInput
 from benchbook.services import datasets as svc
@@ -137,7 +137,7 @@ def show(
         console.print(
             cell(
                 f"produced by {v.produced_by.via} {v.produced_by.id}"
-                + (f" from {src.kind} {src.dataset or src.file or src.url or ''}" if src else "")
+                + (f" from {src.kind} {src.dataset or src.file or ''}" if src else "")
             )
         )
     table = Table("id", "env", "task", "expected")
@@ -193,31 +193,20 @@ def diff(
         console.print(cell(f"  meta {path}: {_short(before)} → {_short(after)}"))
     for c in d.added[:show]:
         console.print(f"  [green]+ {escape(c.id)}[/] {escape(c.task[:70])}")
+    _more(len(d.added), show, "added")
     for c in d.removed[:show]:
         console.print(f"  [red]- {escape(c.id)}[/] {escape(c.task[:70])}")
+    _more(len(d.removed), show, "removed")
     for ch in d.changed[:show]:
         fields = ", ".join(f.field for f in ch.changes)
         console.print(f"  [yellow]~ {escape(ch.id)}[/] {escape(fields)}")
+    _more(len(d.changed), show, "changed")
 
 
-def meta_leaves(meta: Iterable[FieldChange]) -> Iterator[tuple[str, JsonValue, JsonValue]]:
-    """The changed leaves of metadata changes as ``(dotted path, before, after)``.
-
-    A field whose value is an object on both sides (``produced_by``) yields only the keys that
-    differ, recursively (``produced_by.source.sha256``); any other change yields itself.
-    """
-    for m in meta:
-        yield from _leaves(m.field, m.before, m.after)
-
-
-def _leaves(
-    path: str, before: JsonValue, after: JsonValue
-) -> Iterator[tuple[str, JsonValue, JsonValue]]:
-    if isinstance(before, dict) and isinstance(after, dict):
-        for key in sorted(before.keys() | after.keys()):
-            yield from _leaves(f"{path}.{key}", before.get(key), after.get(key))
-    elif before != after:
-        yield path, before, after
+def _more(listed: int, show: int, kind: str) -> None:
+    """``  … 1,009 more removed (--show N or --json to see them)`` when the list was cut."""
+    if listed > show:
+        console.print(f"  … {listed - show:,} more {kind} (--show N or --json to see them)")
 
 
 def _short(value: JsonValue, limit: int = 40) -> str:
@@ -257,10 +246,10 @@ def export(
             raise InvalidInput(f"--format {format} writes a directory: give it with --output")
         view = svc.get_dataset(ctx, dataset_id, ref, None, 1)
         exact = view.version.version
-        cases = (
+        parsed = (
             Case.model_validate_json(line) for line in svc.export_dataset(ctx, dataset_id, exact)
         )
-        n = write_export(cases, output, format, view.version)
+        n = write_export(parsed, output, format, view.version)
         console.print(f"[green]exported[/] {count(n, 'case')} to {escape(str(output))}")
         return
     lines = svc.export_dataset(ctx, dataset_id, ref)
@@ -268,7 +257,19 @@ def export(
         for line in lines:
             sys.stdout.buffer.write(line)
         return
-    write_atomically(output, lines)
+    counted = [0, 0]
+
+    def counting() -> Iterator[bytes]:
+        for line in lines:
+            counted[0] += 1
+            counted[1] += len(line)
+            yield line
+
+    write_atomically(output, counting())
+    cases, size = counted
+    console.print(
+        cell(f"wrote {count(cases, 'case')} ({size:,} bytes) of {dataset_id}@{ref} to {output}")
+    )
 
 
 @datasets_app.command()

@@ -34,12 +34,26 @@ FILE_OPTION = typer.Option(None, "--file", "-f", help="A local file or task fold
 SPEC_OPTION = typer.Option(None, "--spec", help="An inline recipe JSON file (source + mapping).")
 
 
-def _request(benchmark: str | None, spec: Path | None, **fields: Any) -> Any:
-    if (benchmark is None) == (spec is None):
-        raise InvalidInput("give a catalog benchmark id or --spec recipe.json (exactly one)")
+RECIPE_OPTION = typer.Option(
+    None, "--recipe", help="A registered recipe: ID or ID@VERSION (own or _shared)."
+)
+
+
+def _request(
+    benchmark: str | None, spec: Path | None, recipe: str | None = None, **fields: Any
+) -> Any:
+    if sum(x is not None for x in (benchmark, spec, recipe)) != 1:
+        raise InvalidInput(
+            "give a catalog benchmark id, --recipe ID[@VERSION] or --spec recipe.json (exactly one)"
+        )
     payload: dict[str, Any] = {k: v for k, v in fields.items() if v not in (None, False)}
     if spec is not None:
         payload["spec"] = read_json_file(spec)
+    elif recipe is not None:
+        recipe_id, _, recipe_version = recipe.partition("@")
+        payload["recipe"] = {"id": recipe_id} | (
+            {"version": recipe_version} if recipe_version else {}
+        )
     else:
         payload["benchmark"] = benchmark
     return svc.parse_import_request(payload)
@@ -51,6 +65,7 @@ def import_(
     benchmark: str | None = typer.Argument(None, help="A catalog id (see `benchmarks list`)."),
     file: Path | None = FILE_OPTION,
     spec: Path | None = SPEC_OPTION,
+    recipe: str | None = RECIPE_OPTION,
     dataset_id: str | None = typer.Option(None, "--id", help="Target dataset id."),
     version: str | None = typer.Option(None, help="Exact version to register."),
     bump: str | None = typer.Option(None, help="patch | minor | major from the latest version."),
@@ -58,9 +73,17 @@ def import_(
     shared: bool = typer.Option(False, help="Publish into the _shared tier."),
     json: bool = JSON_OPTION,
 ) -> None:
-    """Import a benchmark (catalog id or --spec) from --file into a dataset version."""
+    """Import a benchmark (catalog id, --recipe ID[@VERSION] or --spec) from --file into a
+    dataset version."""
     request = _request(
-        benchmark, spec, id=dataset_id, version=version, bump=bump, limit=limit, shared=shared
+        benchmark,
+        spec,
+        recipe,
+        id=dataset_id,
+        version=version,
+        bump=bump,
+        limit=limit,
+        shared=shared,
     )
     try:
         result = _run_import(
@@ -109,11 +132,12 @@ def preview(
     benchmark: str | None = typer.Argument(None, help="A catalog id (see `benchmarks list`)."),
     file: Path | None = FILE_OPTION,
     spec: Path | None = SPEC_OPTION,
+    recipe: str | None = RECIPE_OPTION,
     limit: int = typer.Option(5, min=1, max=svc.PREVIEW_ROWS, help="Rows to show (at most 20)."),
     json: bool = JSON_OPTION,
 ) -> None:
     """Show how a source's first rows would import; writes nothing."""
-    request = _request(benchmark, spec, limit=limit)
+    request = _request(benchmark, spec, recipe, limit=limit)
     result = svc.preview_benchmark_source(local_context(), request, file)
     if json:
         return emit_json(result)

@@ -14,13 +14,12 @@ class SourceRef(BaseModel):
     files and uploads: the bytes' ``sha256`` (hex)."""
 
     model_config = STRICT
-    kind: Literal["huggingface", "file", "url", "upload"]
+    kind: Literal["huggingface", "file", "upload"]
     dataset: str | None = None
     config: str | None = None
     split: str | None = None
     file: str | None = None
     revision: str | None = None
-    url: HttpUrl | None = None
     sha256: str | None = None
 
 

@@ -68,18 +68,17 @@ class RecipeSource(BaseModel):
 
     ``huggingface``: ``dataset`` (``owner/name``), ``config``, ``split``, optional ``revision``;
     ``file`` (optional inside ``dataset`` for a raw Hub file). ``file``: a local path or an upload,
-    with ``format`` guessed from the extension when omitted. ``url``: an http(s) file.
+    with ``format`` guessed from the extension when omitted.
     ``json_key`` picks the list inside a JSON object that wraps one.
     """
 
     model_config = STRICT
-    kind: Literal["huggingface", "file", "url"]
+    kind: Literal["huggingface", "file"]
     dataset: HfDatasetId | None = None
     config: str | None = None
     split: str | None = None
     revision: str | None = None
     file: str | None = None
-    url: HttpUrl | None = None
     format: FileFormat | None = None
     json_key: str | None = None
     gated: bool = False

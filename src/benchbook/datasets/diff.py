@@ -9,8 +9,10 @@ values are compared as parsed JSON, so key order never counts.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
+
+from pydantic import JsonValue
 
 from benchbook.contracts.diff import CaseRef, ChangedCase, DatasetDiff, DiffSummary, FieldChange
 from benchbook.datasets.identity import canonical_json
@@ -165,3 +167,28 @@ def describe_difference(cases: dict[str, int], meta: list[str]) -> str:
     if not n:
         return f"only the dataset metadata differs ({fields})"
     return f"{said} and the dataset metadata differs ({fields})"
+
+
+def changed_leaves(changes: Iterable[FieldChange]) -> Iterator[tuple[str, JsonValue, JsonValue]]:
+    """The changed leaves of field changes as ``(path, before, after)``.
+
+    A field whose value is an object on both sides (``produced_by``, a ``metadata`` dict)
+    yields only the keys that differ, recursively (``produced_by.source.sha256``); a list of
+    the same length on both sides yields its differing items (``metadata.tests[3]``); any other
+    change yields itself. Equality is canonical JSON's (``1`` and ``true`` differ).
+    """
+    for change in changes:
+        yield from _leaves(change.field, change.before, change.after)
+
+
+def _leaves(
+    path: str, before: JsonValue, after: JsonValue
+) -> Iterator[tuple[str, JsonValue, JsonValue]]:
+    if isinstance(before, dict) and isinstance(after, dict):
+        for key in sorted(before.keys() | after.keys()):
+            yield from _leaves(f"{path}.{key}", before.get(key), after.get(key))
+    elif isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
+        for index, (old, new) in enumerate(zip(before, after, strict=True)):
+            yield from _leaves(f"{path}[{index}]", old, new)
+    elif not _same(before, after):
+        yield path, before, after

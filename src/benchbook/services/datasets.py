@@ -512,6 +512,39 @@ def get_case(ctx: Context, dataset_id: str, ref: str, case_id: str) -> Case:
     return Case.model_validate_json(body)
 
 
+def search_cases(
+    ctx: Context, dataset_id: str, ref: str, query: str, limit: int = 50
+) -> list[tuple[int, Case]]:
+    """Up to ``limit`` (1-200) cases of ``dataset_id@ref`` whose id or content (task,
+    expected, metadata) contains ``query``, case-insensitively, in version order, as
+    ``(position, case)``. Raises NotFound like :func:`get_dataset`, InvalidInput for an empty
+    query or a ``limit`` out of range."""
+    ctx.require("datasets:read")
+    bounded_int(limit, "limit", low=1, high=200)
+    needle = query.strip()
+    if not needle:
+        raise InvalidInput("search text is empty", {"errors": [{"path": "q", "message": "empty"}]})
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+        found = repo.search_case_rows(conn, row.pk, needle, limit)
+    return [(position, Case.model_validate_json(body)) for position, _, body in found]
+
+
+def get_case_neighbours(
+    ctx: Context, dataset_id: str, ref: str, case_id: str
+) -> tuple[int, str | None, str | None]:
+    """``(position, previous case id, next case id)`` of ``case_id`` in ``dataset_id@ref``
+    (position 0-based; None at either end), for the case page's Previous/Next. Raises
+    NotFound like :func:`get_case`."""
+    ctx.require("datasets:read")
+    with ctx.engine.connect() as conn:
+        row = resolve_version(conn, ctx.workspace, dataset_id, ref)
+        found = repo.case_neighbours(conn, row.pk, case_id)
+    if found is None:
+        raise NotFound(f"case {case_id!r} not found in {dataset_id}@{row.version}")
+    return found
+
+
 def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterator[bytes]:
     """Stream a version's cases as JSONL (one canonical case per line, ``\\n``-terminated).
 

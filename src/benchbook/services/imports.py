@@ -8,7 +8,6 @@ whole import and stores nothing.
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 import time
@@ -40,6 +39,7 @@ from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import bump_version, pick_latest
 from benchbook.errors import InvalidInput
+from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
 from benchbook.services.secrets import resolve_secret
@@ -103,10 +103,6 @@ def _plan(ctx: Context, request: ImportRequest) -> _Plan:
 
 
 def _registered_recipe(ctx: Context, request: ImportRequest) -> Recipe:
-    try:
-        recipes = importlib.import_module("benchbook.services.recipes")
-    except ImportError as exc:
-        raise InvalidInput("recipes are not available yet; pass an inline spec instead") from exc
     assert request.recipe is not None
     recipe: Recipe = recipes.get_recipe(ctx, request.recipe.id, request.recipe.version)
     return recipe
@@ -264,7 +260,31 @@ def plan_version(ctx: Context, request: ImportRequest, dataset_id: str) -> dict[
     return {"latest": latest, "version": request.version or latest or "1.0.0", "bumps": bumps}
 
 
-def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict[str, Any]:
+def version_description(base: str | None, source: RowSource, limit: int | None) -> str:
+    """The description of an imported version: the recipe's (what the benchmark is) and what
+    this version holds: ``This version: file train.first300.jsonl.``, with the row count when
+    the source knows it upfront (Parquet, folders, Hugging Face splits) capped by ``limit``
+    (``1,319 rows of Hugging Face openai/gsm8k (main, test)``), else ``the first 5 rows of``
+    with a ``limit``. Catalog descriptions therefore name no row counts of their own."""
+    ref = source.ref
+    if ref.kind == "huggingface":
+        parts = ", ".join(p for p in (ref.config, ref.split) if p)
+        where = f"Hugging Face {ref.dataset}" + (f" ({parts})" if parts else "")
+    else:
+        where = f"{ref.kind} {ref.file}" if ref.file else ref.kind
+    rows = source.total
+    if rows is not None and limit is not None:
+        rows = min(rows, limit)
+    if rows is not None:
+        held = f"{rows:,} row{'' if rows == 1 else 's'} of {where}"
+    else:
+        held = f"the first {limit:,} rows of {where}" if limit is not None else where
+    return " ".join(p for p in (base, f"This version: {held}.") if p)
+
+
+def _meta(
+    plan: _Plan, dataset_id: str, version: str, source: RowSource, limit: int | None
+) -> dict[str, Any]:
     recipe = plan.recipe
     provenance = Provenance(
         via=plan.via,
@@ -277,14 +297,14 @@ def _meta(plan: _Plan, dataset_id: str, version: str, source: RowSource) -> dict
     payload = {
         "id": dataset_id,
         "version": version,
-        "description": recipe.description,
+        "description": version_description(recipe.description, source, limit),
         "produced_by": provenance.model_dump(mode="json"),
     }
     return dataset_meta(parse_model(Dataset, payload, "dataset"))
 
 
 #: Sources read over the network: spooled to disk first (see ``datasets/spool.py``).
-REMOTE_SOURCES = frozenset({"huggingface", "url"})
+REMOTE_SOURCES = frozenset({"huggingface"})
 
 
 class _Counter:
@@ -361,7 +381,7 @@ def import_benchmark(
     with _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
         version, latest = _target_version(ctx, request, dataset_id)
-        meta = _meta(plan, dataset_id, version, source)
+        meta = _meta(plan, dataset_id, version, source, request.limit)
         counter = _Counter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)

@@ -342,12 +342,13 @@ def _execute(
         raise
     if sink.cancelled() and outcome == "finished":
         outcome = "cancelled"
-    return finish_run(ctx, run_id, worker, outcome, pricing_sha)
+    return finish_run(ctx, run_id, sink, outcome, pricing_sha)
 
 
-def finish_run(ctx: Context, run_id: str, worker: str, outcome: str, pricing_sha: str) -> Run:
-    """End a run ``worker`` holds: its scorecard's summary, the reproducibility record, the
-    ``outcome`` status; a run taken over meanwhile is left to its new holder."""
+def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing_sha: str) -> Run:
+    """End a run ``sink``'s worker holds: its scorecard's summary, the reproducibility record,
+    the ``outcome`` status; a run taken over meanwhile is left to its new holder (the lease is
+    renewed in the same transaction, so nobody takes it over in between)."""
     with ctx.engine.begin() as conn:
         if not sink.renew_in(conn):
             return _view(ctx, run_id)  # taken over: the new holder finishes it

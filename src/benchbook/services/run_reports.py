@@ -31,6 +31,7 @@ from benchbook.eval.pricing import load_pricing, price_usd
 from benchbook.eval.sync import run_sync
 from benchbook.services.context import Context
 from benchbook.services.harnesses import external_harness
+from benchbook.services.leases import LeaseKeeper
 from benchbook.services.resolve import resolve_version
 from benchbook.services.run_execution import (
     LazySecrets,
@@ -189,7 +190,8 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
             await asyncio.to_thread(sink.write, list(items))
 
     try:
-        run_sync(grade_all())
+        with LeaseKeeper(run.id, sink.renew, ctx.settings.run_lease_renew_s):
+            run_sync(grade_all())
     except BaseException as exc:  # never leave the run "running" for a worker to take over
         with ctx.engine.begin() as conn:
             repo.set_run(
@@ -199,9 +201,10 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
                 error=f"{type(exc).__name__}: {exc}",
                 finished_at=utcnow(),
                 claimed_by=None,
+                lease_expires_at=None,
             )
         raise
-    return finish_run(ctx, run.id, worker, "finished", pricing_sha)
+    return finish_run(ctx, run.id, sink, "finished", pricing_sha)
 
 
 __all__ = ["report_run"]

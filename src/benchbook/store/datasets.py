@@ -214,6 +214,36 @@ def case_page(
     return [(p, cid, body.encode()) for p, cid, body in rows]
 
 
+def search_case_rows(
+    conn: Connection, version_pk: int, needle: str, limit: int
+) -> list[tuple[int, str, bytes]]:
+    """Up to ``limit`` cases, in order, whose id or stored body contains ``needle``
+    (case-insensitive: SQLite ``LIKE`` for ASCII, PostgreSQL ``ILIKE``; ``%``/``_``/``\\``
+    escaped): ``(position, case_id,
+    body)``: the body match finds the task text, and also the expected answer and metadata."""
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%{escaped}%"
+    vc = version_cases.c
+    body = case_bodies.c.body
+
+    def match(column: Any) -> Any:  # SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE
+        if conn.dialect.name == "postgresql":
+            return column.ilike(pattern, escape="\\")
+        return column.like(pattern, escape="\\")
+
+    rows = conn.execute(
+        select(vc.position, vc.case_id, body)
+        .join(case_bodies, case_bodies.c.id == vc.body_id)
+        .where(
+            vc.version_pk == version_pk,
+            or_(match(vc.case_id), match(body)),
+        )
+        .order_by(vc.position)
+        .limit(limit)
+    ).all()
+    return [(int(p), str(c), str(b).encode()) for p, c, b in rows]
+
+
 def cases_fitting(
     conn: Connection, version_pk: int, after: int | None, limit: int, max_chars: int
 ) -> int:
@@ -240,6 +270,26 @@ def case_by_id(conn: Connection, version_pk: int, case_id: str) -> bytes | None:
     return body.encode() if body is not None else None
 
 
+def case_neighbours(
+    conn: Connection, version_pk: int, case_id: str
+) -> tuple[int, str | None, str | None] | None:
+    """``(position, previous id, next id)`` of ``case_id`` in a version (None when absent):
+    one ``(version_pk, case_id)`` index lookup and two primary-key lookups."""
+    vc = version_cases.c
+    position = conn.scalar(
+        select(vc.position).where(vc.version_pk == version_pk, vc.case_id == case_id).limit(1)
+    )
+    if position is None:
+        return None
+    around = conn.execute(
+        select(vc.position, vc.case_id).where(
+            vc.version_pk == version_pk, vc.position.in_([position - 1, position + 1])
+        )
+    ).all()
+    ids = {int(p): str(c) for p, c in around}
+    return int(position), ids.get(position - 1), ids.get(position + 1)
+
+
 def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> Iterator[bytes]:
     """Every case body of a version in order, fetched in keyset chunks of ``chunk`` cases."""
     after = -1
@@ -250,17 +300,6 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
         for _, _, body in rows:
             yield body.encode()
         after = rows[-1][0]
-
-
-def iter_case_hashes(conn: Connection, version_pk: int) -> Iterator[str]:
-    """The ordered case hashes of a version (for identity checks)."""
-    vc = version_cases.c
-    yield from conn.scalars(
-        select(case_bodies.c.hash)
-        .join(case_bodies, case_bodies.c.id == vc.body_id)
-        .where(vc.version_pk == version_pk)
-        .order_by(vc.position)
-    )
 
 
 def case_hashes_by_id(conn: Connection, version_pk: int) -> Iterator[tuple[str, str]]:

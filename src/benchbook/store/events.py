@@ -47,29 +47,6 @@ def add_event(
     )
 
 
-def list_events(
-    conn: Connection,
-    workspace: str,
-    resource_type: str,
-    resource_id: str,
-    before: int | None,
-    limit: int,
-) -> list[EventRow]:
-    """Events of one resource, newest first, keyset-paged on ``pk < before``."""
-    e = events.c
-    q = (
-        select(e.pk, e.kind, e.actor, e.at, e.details)
-        .where(
-            e.workspace == workspace, e.resource_type == resource_type, e.resource_id == resource_id
-        )
-        .order_by(e.pk.desc())
-        .limit(limit)
-    )
-    if before is not None:
-        q = q.where(e.pk < before)
-    return [EventRow(r.pk, r.kind, r.actor, r.at, orjson.loads(r.details)) for r in conn.execute(q)]
-
-
 def event_time(conn: Connection, pk: int) -> datetime | None:
     """When event ``pk`` happened, or None."""
     value: datetime | None = conn.scalar(select(events.c.at).where(events.c.pk == pk))

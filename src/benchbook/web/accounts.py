@@ -27,6 +27,7 @@ from benchbook.services.keys import parse_scope
 from benchbook.transports.auth import SESSION_COOKIE, app_engine, login_throttle
 from benchbook.transports.limits import body_limit
 from benchbook.web.errors import PageRoute
+from benchbook.web.forms import Problem, done, problem, take_once, with_once
 from benchbook.web.render import people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_text
 
@@ -147,93 +148,124 @@ def switch_workspace(request: Request, posted: FormDep) -> Response:
     return _with_session(RedirectResponse("/", status_code=303), request, token)
 
 
-def _account(request: Request, page: Page, created_key: str | None = None) -> Response:
+def _account(request: Request, page: Page, problem: Problem | None = None) -> Response:
     return render(
         request,
         page,
         "account.html",
+        status_code=problem.status if problem else 200,
         nav="account",
         keys=keys.list_api_keys(page.ctx) if page.session else [],
         secrets=secrets.list_secrets(page.ctx, "user") if page.session else [],
-        created_key=created_key,
+        created_key=None if problem else take_once(request),
         scopes=("read", "write", "admin"),
+        problem=problem,
     )
 
 
 @router.get("/account")
 def account(request: Request, page: PageDep) -> Response:
-    """API keys (create shown once, revoke) and personal secrets (names only)."""
+    """API keys (a new one shown once, revoke) and personal secrets (names only)."""
     return _account(request, page)
 
 
 @router.post("/account/keys")
 def create_key(request: Request, posted: FormDep) -> Response:
-    """Create an API key; the page shows the plain key once."""
+    """Create an API key and go back to the account page, which shows the plain key once
+    (carried there encrypted, ``web/forms.with_once``). A refused name or scope re-renders the
+    form with the message beside the field."""
     page, form = posted
-    scope = parse_scope(form_text(form, "scope", "read"))
-    created = keys.create_api_key(page.ctx, form_text(form, "name"), scope)
-    return _account(request, page, created_key=created.key)
+    name, scope = form_text(form, "name"), form_text(form, "scope", "read")
+    try:
+        created = keys.create_api_key(page.ctx, name, parse_scope(scope))
+    except BenchbookError as exc:
+        return _account(request, page, problem("key", exc, form, ("name", "scope")))
+    response = done(request, "/account#keys", f"Key {created.info.name} created.")
+    return with_once(request, response, created.key)
 
 
 @router.post("/account/keys/{key_id}/revoke")
-def revoke_key(key_id: str, posted: FormDep) -> Response:
+def revoke_key(request: Request, key_id: str, posted: FormDep) -> Response:
     """Revoke one of the caller's keys."""
     page, _ = posted
-    keys.revoke_api_key(page.ctx, key_id)
-    return RedirectResponse("/account#keys", status_code=303)
+    revoked = keys.revoke_api_key(page.ctx, key_id)
+    return done(request, "/account#keys", f"Key {revoked.name} revoked.")
 
 
 @router.post("/account/secrets")
-def set_secret(posted: FormDep) -> Response:
-    """Create or replace a personal secret (the value is never shown again)."""
+def set_secret(request: Request, posted: FormDep) -> Response:
+    """Create or replace a personal secret (the value is never shown again); a bad name or
+    value re-renders the form with the name kept (the value is not echoed)."""
     page, form = posted
-    secrets.set_secret(page.ctx, form_text(form, "name").strip(), form_text(form, "value"))
-    return RedirectResponse("/account#secrets", status_code=303)
+    name = form_text(form, "name").strip()
+    try:
+        secrets.set_secret(page.ctx, name, form_text(form, "value"))
+    except BenchbookError as exc:
+        kept = {"name": form_text(form, "name")}
+        return _account(request, page, problem("secret", exc, kept, ("name", "value")))
+    return done(request, "/account#secrets", f"Secret {name} saved.")
 
 
 @router.post("/account/secrets/{name}/delete")
-def delete_secret(name: str, posted: FormDep) -> Response:
+def delete_secret(request: Request, name: str, posted: FormDep) -> Response:
     """Delete a personal secret."""
     page, _ = posted
     secrets.delete_secret(page.ctx, name)
-    return RedirectResponse("/account#secrets", status_code=303)
+    return done(request, "/account#secrets", f"Secret {name} deleted.")
+
+
+def _members(request: Request, page: Page, problem: Problem | None = None) -> Response:
+    return render(
+        request,
+        page,
+        "members.html",
+        status_code=problem.status if problem else 200,
+        nav="members",
+        members=accounts.list_members(page.ctx),
+        roles=accounts.ROLES,
+        names=people(page),
+        problem=problem,
+    )
 
 
 @router.get("/members")
 def members(request: Request, page: PageDep) -> Response:
     """The workspace's members; admins add, change roles and remove (``list_members``
     authorizes)."""
-    return render(
-        request,
-        page,
-        "members.html",
-        nav="members",
-        members=accounts.list_members(page.ctx),
-        roles=accounts.ROLES,
-        names=people(page),
-    )
+    return _members(request, page)
 
 
 @router.post("/members")
-def add_member(posted: FormDep) -> Response:
-    """Add a user (by email) with a role."""
+def add_member(request: Request, posted: FormDep) -> Response:
+    """Add a user (by email) with a role; an unknown user or a member already re-renders the
+    form with the email kept and the message beside it."""
     page, form = posted
-    role = _role(form_text(form, "role", "member"))
-    accounts.add_member(page.ctx, form_text(form, "email").strip(), role)
-    return RedirectResponse("/members", status_code=303)
+    email = form_text(form, "email").strip()
+    try:
+        added = accounts.add_member(page.ctx, email, _role(form_text(form, "role", "member")))
+    except BenchbookError as exc:
+        return _members(request, page, problem("member", exc, form, ("email", "role")))
+    return done(request, "/members", f"{added.email} added as {added.role}.")
 
 
 @router.post("/members/{user_id}/role")
-def set_role(user_id: str, posted: FormDep) -> Response:
+def set_role(request: Request, user_id: str, posted: FormDep) -> Response:
     """Change a member's role."""
     page, form = posted
-    accounts.set_member_role(page.ctx, user_id, _role(form_text(form, "role")))
-    return RedirectResponse("/members", status_code=303)
+    try:
+        changed = accounts.set_member_role(page.ctx, user_id, _role(form_text(form, "role")))
+    except BenchbookError as exc:
+        return _members(request, page, problem(f"row-{user_id}", exc, form, ("role",)))
+    return done(request, "/members", f"{changed.email} is now {changed.role}.")
 
 
 @router.post("/members/{user_id}/remove")
-def remove_member(user_id: str, posted: FormDep) -> Response:
+def remove_member(request: Request, user_id: str, posted: FormDep) -> Response:
     """Remove a member from the workspace."""
     page, _ = posted
-    accounts.remove_member(page.ctx, user_id)
-    return RedirectResponse("/members", status_code=303)
+    email = next((m.email for m in accounts.list_members(page.ctx) if m.user_id == user_id), None)
+    try:
+        accounts.remove_member(page.ctx, user_id)
+    except BenchbookError as exc:
+        return _members(request, page, problem(f"row-{user_id}", exc, {}, ("role",)))
+    return done(request, "/members", f"{email or user_id} removed from {page.ctx.workspace}.")

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 from typing import Annotated, Any, Literal
-from urllib.parse import urlencode
 
 import orjson
 from fastapi import APIRouter, Query, Request, Response
@@ -20,6 +19,7 @@ from benchbook.services.controls import may_delete_dataset_version, require_regi
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
 from benchbook.web.errors import PageRoute
+from benchbook.web.forms import Problem, done, problem
 from benchbook.web.render import dataset_url, people, render
 from benchbook.web.session import FormDep, Page, PageDep, form_list, form_text
 
@@ -28,13 +28,9 @@ router = APIRouter(route_class=PageRoute, include_in_schema=False)
 LIST_PAGE = 50
 FIRST_CASES = 5
 CASE_PAGE = 50
-DIFF_SHOWN = 200
+DIFF_SHOWN = 50
 OWNERS: tuple[OwnerFilter, ...] = ("all", "own", "shared")
 SORTS: tuple[SortKey, ...] = ("name", "updated", "cases")
-
-
-def _pick(value: str, allowed: tuple[Any, ...], default: Any) -> Any:
-    return value if value in allowed else default
 
 
 @router.get("/")
@@ -48,13 +44,13 @@ def list_page(
     request: Request,
     page: PageDep,
     q: str = "",
-    owner: str = "all",
-    sort: str = "name",
+    owner: OwnerFilter = "all",
+    sort: SortKey = "name",
     offset: int = 0,
 ) -> Response:
-    """Datasets list: search, owner filter, sort, stat strip, role-gated buttons."""
-    owner_f: OwnerFilter = _pick(owner, OWNERS, "all")
-    sort_k: SortKey = _pick(sort, SORTS, "name")
+    """Datasets list: search, owner filter, sort, stat strip, role-gated buttons. An unknown
+    ``owner`` or ``sort`` is a 400 page naming the parameter and the values it takes."""
+    owner_f, sort_k = owner, sort
     listing = datasets.list_datasets(
         page.ctx, search=q or None, owner=owner_f, sort=sort_k, limit=LIST_PAGE, offset=offset
     )
@@ -81,17 +77,40 @@ def dataset_page(
     v: str = "latest",
     after: int | None = None,
     cases: int = FIRST_CASES,
+    at: Annotated[int | None, Query(ge=1)] = None,
+    q: str = "",
 ) -> Response:
-    """A version with its lineage, a page of cases, the activity timeline and the composer."""
+    """A version with its lineage, a page of cases, the activity timeline and the composer.
+    ``at`` (1-based case number) opens the page of cases starting at that case; ``q`` lists
+    the first :data:`CASE_PAGE` cases whose id or content contains it instead."""
+    if at is not None:
+        after, cases = (at - 2 if at > 1 else None), CASE_PAGE
+    return dataset_response(request, page, dataset_id, v, after=after, cases=cases, q=q)
+
+
+def dataset_response(
+    request: Request,
+    page: Page,
+    dataset_id: str,
+    v: str = "latest",
+    after: int | None = None,
+    cases: int = FIRST_CASES,
+    problem: Problem | None = None,
+    q: str = "",
+) -> Response:
+    """The dataset page; with ``problem`` (a refused tags, comment or delete post) rendered
+    with its status, the message beside the field and the posted values kept."""
     limit = CASE_PAGE if after is not None else max(1, min(cases, CASE_PAGE))
     view = datasets.get_dataset(page.ctx, dataset_id, v, after=after, limit=limit)
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     activity = datasets.get_dataset_activity(page.ctx, dataset_id, limit=100)
     deletable = [x.version for x in versions if may_delete_dataset_version(page.ctx, x)]
+    found = datasets.search_cases(page.ctx, dataset_id, v, q, CASE_PAGE) if q.strip() else None
     return render(
         request,
         page,
         "dataset.html",
+        status_code=problem.status if problem else 200,
         nav="datasets",
         view=view,
         ref=v,
@@ -104,6 +123,9 @@ def dataset_page(
         first_cases=FIRST_CASES,
         names=people(page),
         lineage=view.version.produced_by,
+        problem=problem,
+        q=q,
+        found=found,
     )
 
 
@@ -116,7 +138,8 @@ def case_page(
     v: str = "latest",
     id_query: Annotated[str, Query(alias="id")] = "",
 ) -> Response:
-    """One case: task, env, expected, milestones, graders, metadata.
+    """One case, every field whole: task, env, expected, milestones, graders, metadata (JSON
+    collapsible, patches as diffs), with Previous/Next in the version's order.
 
     The id is the rest of the path (``/`` included, ``%2F`` decoded the same way), or
     ``?id=`` for ids a path cannot carry (``.``, ``..``; see ``render.case_url``).
@@ -125,22 +148,40 @@ def case_page(
     if not case_id:
         raise NotFound(f"no case id given for {dataset_id}")
     case = datasets.get_case(page.ctx, dataset_id, v, case_id)
+    position, previous, following = datasets.get_case_neighbours(page.ctx, dataset_id, v, case_id)
     return render(
-        request, page, "case.html", nav="datasets", dataset_id=dataset_id, ref=v, case=case
+        request,
+        page,
+        "case.html",
+        nav="datasets",
+        dataset_id=dataset_id,
+        ref=v,
+        case=case,
+        position=position,
+        previous=previous,
+        following=following,
     )
 
 
 @router.get("/datasets/{dataset_id}/diff")
 def diff_page(
-    request: Request, page: PageDep, dataset_id: str, base: str = "", candidate: str = ""
+    request: Request,
+    page: PageDep,
+    dataset_id: str,
+    base: str = "",
+    candidate: str = "",
+    p: Annotated[int, Query(alias="page", ge=1)] = 1,
 ) -> Response:
-    """Compare two versions (default: the previous one → the latest)."""
+    """Compare two versions (default: the previous one → the latest): the summary first, the
+    metadata and each changed case at its changed leaves (JSON paths; strings as line
+    diffs), and :data:`DIFF_SHOWN` added, removed and changed cases a page (``page``)."""
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
     if len(versions) < 2 and not (base and candidate):
         raise InvalidInput(f"{dataset_id} has one version; there is nothing to compare yet")
     candidate = candidate or versions[0].version
     base = base or next((x.version for x in versions if x.version != candidate), candidate)
     diff = datasets.diff_datasets(page.ctx, dataset_id, base, candidate)
+    longest = max(len(diff.added), len(diff.removed), len(diff.changed))
     return render(
         request,
         page,
@@ -150,35 +191,58 @@ def diff_page(
         versions=versions,
         diff=diff,
         shown=DIFF_SHOWN,
+        page_no=p,
+        start=(p - 1) * DIFF_SHOWN,
+        pages=max(1, -(-longest // DIFF_SHOWN)),
     )
 
 
 @router.post("/datasets/{dataset_id}/delete")
-def delete_versions(dataset_id: str, posted: FormDep) -> Response:
-    """The danger dialog: delete the checked versions, or all of them (all or nothing)."""
+def delete_versions(
+    request: Request, dataset_id: str, posted: FormDep, v: str = "latest"
+) -> Response:
+    """The danger dialog: delete the checked versions, or all of them (all or nothing). A
+    wrong confirmation or no ticked version re-opens the dialog with the message beside the
+    field and the ticks kept."""
     page, form = posted
     every = form_text(form, "scope") == "all"
     chosen = form_list(form, "version")
-    if not every and not chosen:
-        raise InvalidInput("tick at least one version to delete")
-    if form_text(form, "confirm").strip() != dataset_id:
-        raise InvalidInput(f"type the dataset id ({dataset_id}) to confirm the delete")
-    datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
-    remaining = _remaining(page, dataset_id)
-    return RedirectResponse(
-        dataset_url(dataset_id) if remaining else "/datasets?" + urlencode({"deleted": dataset_id}),
-        status_code=303,
-    )
+    kept = {
+        "scope": form_text(form, "scope"),
+        "version": chosen,
+        "confirm": form_text(form, "confirm"),
+    }
+    try:
+        if not every and not chosen:
+            raise InvalidInput("tick at least one version to delete", {"field": "version"})
+        if form_text(form, "confirm").strip() != dataset_id:
+            raise InvalidInput(f"type the dataset id ({dataset_id}) to confirm the delete")
+        datasets.delete_dataset_versions(page.ctx, dataset_id, None if every else chosen)
+    except BenchbookError as exc:
+        refused = problem("delete", exc, kept, ("confirm", "version"))
+        return dataset_response(request, page, dataset_id, v, problem=refused)
+    which = f"all versions of {dataset_id}" if every else ", ".join(chosen)
+    notice = f"Deleted {which}."
+    if _remaining(page, dataset_id):
+        return done(request, dataset_url(dataset_id), notice)
+    return done(request, "/datasets", notice)
 
 
 @router.post("/datasets/{dataset_id}/tags")
-def set_tags(dataset_id: str, posted: FormDep) -> Response:
-    """Replace one own version's tags (comma-separated); a tag held by a sibling moves here."""
+def set_tags(request: Request, dataset_id: str, posted: FormDep) -> Response:
+    """Replace one own version's tags (comma-separated); a tag held by a sibling moves here.
+    A refused tag (``latest``, a version number, a bad name) re-renders the page with the
+    message beside the tags field and the typed text kept."""
     page, form = posted
     version = form_text(form, "version").strip()
     tags = [t for t in form_text(form, "tags").split(",") if t.strip()]
-    datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
-    return RedirectResponse(dataset_url(dataset_id, version), status_code=303)
+    try:
+        info = datasets.set_dataset_version_tags(page.ctx, dataset_id, version, tags)
+    except BenchbookError as exc:
+        refused = problem("tags", exc, {"tags": form_text(form, "tags")}, ("tags",))
+        return dataset_response(request, page, dataset_id, version or "latest", problem=refused)
+    shown = ", ".join(info.version_tags) or "no tags"
+    return done(request, dataset_url(dataset_id, version), f"{version} now has {shown}.")
 
 
 def _remaining(page: Page, dataset_id: str) -> bool:

@@ -8,7 +8,7 @@ the workspaces they can switch to and the CSRF token for its forms.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
+import difflib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,15 +21,16 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 import benchbook
+from benchbook.contracts.diff import FieldChange
+from benchbook.datasets.diff import changed_leaves
 from benchbook.errors import BenchbookError
 from benchbook.services.accounts import list_members, list_workspaces
+from benchbook.web.forms import forget_carried, take_notice
 from benchbook.web.session import Page
 
 HERE = Path(__file__).parent
 TEMPLATES = Jinja2Templates(directory=str(HERE / "templates"))
 STATIC_DIR = HERE / "static"
-#: The recipes nav item appears once ``services/recipes.py`` exists.
-HAS_RECIPES = importlib.util.find_spec("benchbook.services.recipes") is not None
 
 
 def when(value: datetime | None) -> str:
@@ -65,6 +66,56 @@ def answer_text(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False)
+
+
+def is_patch(value: Any) -> bool:
+    """True for a unified diff (``diff --git``, or ``--- ``/``+++ `` headers with ``@@`` hunks),
+    such as SWE-bench's ``patch`` and ``test_patch``."""
+    if not isinstance(value, str):
+        return False
+    head = value.lstrip()[:200]
+    return head.startswith("diff --git") or (head.startswith("--- ") and "\n@@" in value)
+
+
+def patch_lines(value: str) -> list[tuple[str, str]]:
+    """``(kind, line)`` for each line of a unified diff; kind is ``add``, ``del``, ``hunk``,
+    ``file`` (``diff``/``---``/``+++``/``index`` headers) or ``ctx``."""
+    found = []
+    for line in value.splitlines():
+        if line.startswith(("diff --git", "+++ ", "--- ", "index ")):
+            kind = "file"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "del"
+        else:
+            kind = "ctx"
+        found.append((kind, line))
+    return found
+
+
+def line_diff_lines(before: str, after: str) -> list[tuple[str, str]]:
+    """A line diff of two strings as :func:`patch_lines` kinds (``difflib.unified_diff`` with
+    two lines of context; its ``---``/``+++`` header left out)."""
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), n=2, lineterm="")
+    return patch_lines("\n".join(list(lines)[2:]))
+
+
+def leaves(changes: list[FieldChange]) -> list[tuple[str, Any, Any]]:
+    """The changed leaves of field changes, ``(path, before, after)``
+    (``datasets.diff.changed_leaves``)."""
+    return list(changed_leaves(changes))
+
+
+def json_summary(value: Any) -> str:
+    """``object · 3 keys`` / ``array · 12 items`` / ``number`` for a collapsible JSON value."""
+    if isinstance(value, dict):
+        return f"object · {len(value):,} key{'' if len(value) == 1 else 's'}"
+    if isinstance(value, list):
+        return f"array · {len(value):,} item{'' if len(value) == 1 else 's'}"
+    return "boolean" if isinstance(value, bool) else "null" if value is None else "number"
 
 
 def short_text(value: Any, limit: int = 160) -> str:
@@ -105,13 +156,22 @@ def case_url(dataset_id: str, case_id: str, version: str) -> str:
 
 
 TEMPLATES.env.filters.update(
-    when=when, ago=ago, pretty_json=pretty_json, short=short_text, seg=segment, answer=answer_text
+    when=when,
+    ago=ago,
+    pretty_json=pretty_json,
+    short=short_text,
+    seg=segment,
+    answer=answer_text,
+    is_patch=is_patch,
+    patch_lines=patch_lines,
+    json_summary=json_summary,
+    leaves=leaves,
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,
-    has_recipes=HAS_RECIPES,
     case_url=case_url,
     dataset_url=dataset_url,
+    line_diff_lines=line_diff_lines,
 )
 
 
@@ -126,8 +186,16 @@ def people(page: Page) -> dict[str, str]:
 def render(
     request: Request, page: Page | None, name: str, status_code: int = 200, **values: Any
 ) -> HTMLResponse:
-    """Render ``name`` with the layout's variables for ``page`` (None: logged-out pages)."""
-    layout: dict[str, Any] = {"page": page, "nav": values.pop("nav", "")}
+    """Render ``name`` with the layout's variables for ``page`` (None: logged-out pages): the
+    caller's workspaces, the notice a redirect carried here (``web/forms.done``, cleared with
+    this response) and ``problem`` (a refused form's :class:`~benchbook.web.forms.Problem`,
+    None unless given in ``values``)."""
+    layout: dict[str, Any] = {
+        "page": page,
+        "nav": values.pop("nav", ""),
+        "notice": take_notice(request),
+        "problem": None,
+    }
     if page is not None:
         try:
             layout["workspaces"] = [w.id for w in list_workspaces(page.ctx)]
@@ -135,4 +203,8 @@ def render(
             layout["workspaces"] = [page.ctx.workspace]
         if page.ctx.workspace not in layout["workspaces"]:
             layout["workspaces"].insert(0, page.ctx.workspace)
-    return TEMPLATES.TemplateResponse(request, name, {**layout, **values}, status_code=status_code)
+    response = TEMPLATES.TemplateResponse(
+        request, name, {**layout, **values}, status_code=status_code
+    )
+    forget_carried(request, response)
+    return response

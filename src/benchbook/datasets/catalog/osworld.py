@@ -11,7 +11,7 @@ OSWORLD = CatalogEntry(
         id="osworld",
         version="1.0.0",
         description=(
-            "369 desktop tasks across 10 application domains (examples/<domain>/<id>.json). "
+            "Desktop tasks across 10 application domains (examples/<domain>/<id>.json). "
             "Ids shared by two domains become <domain>/<id>. The upstream state checks "
             "(`evaluator`) are kept as gold; scored by a screenshot judge plus the optional "
             "state check (a proxy of OSWorld's execution-based evaluation)."

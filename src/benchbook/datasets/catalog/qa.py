@@ -11,7 +11,7 @@ GSM8K = CatalogEntry(
         id="gsm8k",
         version="1.0.0",
         description=(
-            "Grade-school math word problems (1,319 test problems). The expected answer is the "
+            "Grade-school math word problems. The expected answer is the "
             "final number written after '####'; the full worked solution is kept as gold metadata."
         ),
         category="qa",

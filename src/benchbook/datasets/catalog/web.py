@@ -16,7 +16,7 @@ WEBVOYAGER = CatalogEntry(
         id="webvoyager",
         version="1.0.0",
         description=(
-            "643 tasks on 15 live websites; the agent starts at the site's URL. Scored by a judge "
+            "Tasks on 15 live websites; the agent starts at the site's URL. Scored by a judge "
             "rubric (the upstream evaluator is a GPT-4V judge over screenshots)."
         ),
         category="browser",

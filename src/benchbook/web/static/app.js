@@ -27,6 +27,57 @@ document.addEventListener("DOMContentLoaded", () => {
     button.addEventListener("click", () => button.closest("dialog").close());
   }
 
+  // Destructive forms (data-confirm="question"): ask in a dialog first; OK submits.
+  const confirmDialog = document.getElementById("confirm-dialog");
+  let pending = null;
+  for (const form of document.querySelectorAll("form[data-confirm]")) {
+    form.addEventListener("submit", (event) => {
+      if (form.dataset.confirmed === "yes" || !confirmDialog) return;
+      event.preventDefault();
+      pending = form;
+      confirmDialog.querySelector("#confirm-text").textContent = form.dataset.confirm;
+      confirmDialog.querySelector("[data-confirm-ok]").textContent =
+        form.dataset.confirmLabel || "Confirm";
+      confirmDialog.returnValue = "";
+      confirmDialog.showModal();
+    });
+  }
+  if (confirmDialog) {
+    confirmDialog.addEventListener("close", () => {
+      const form = pending;
+      pending = null;
+      if (form && confirmDialog.returnValue === "ok") {
+        form.dataset.confirmed = "yes";
+        form.requestSubmit();
+      }
+    });
+  }
+
+  // A dialog whose form came back refused opens again (data-open-on-load).
+  for (const dialog of document.querySelectorAll("dialog[data-open-on-load]")) {
+    dialog.showModal();
+  }
+
+  // j / k: next / previous case (dataset page: focus moves between cases; case page: opens
+  // the next or previous case). Typing in a field is left alone.
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "j" && event.key !== "k") return;
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    if (target.closest && target.closest("input, textarea, select, [contenteditable]")) return;
+    const summaries = [...document.querySelectorAll("ol.cases summary")];
+    if (summaries.length) {
+      const at = summaries.indexOf(document.activeElement.closest("summary"));
+      const next = event.key === "j" ? Math.min(at + 1, summaries.length - 1) : Math.max(at - 1, 0);
+      summaries[at === -1 ? 0 : next].focus();
+      event.preventDefault();
+      return;
+    }
+    const link = document.querySelector(event.key === "j" ? "a[rel=next][data-testid=next-case]"
+      : "a[rel=prev][data-testid=previous-case]");
+    if (link) link.click();
+  });
+
   // Register: editing after a passing Validate asks for a new Validate.
   for (const form of document.querySelectorAll("form[data-register]")) {
     const register = form.querySelector("[data-needs-validation]");
