@@ -250,7 +250,9 @@ def export(
             Case.model_validate_json(line) for line in svc.export_dataset(ctx, dataset_id, exact)
         )
         n = write_export(parsed, output, format, view.version)
-        console.print(f"[green]exported[/] {count(n, 'case')} to {escape(str(output))}")
+        console.print(
+            f"[green]exported[/] {count(n, 'case')} to {escape(str(output))}", soft_wrap=True
+        )
         return
     lines = svc.export_dataset(ctx, dataset_id, ref)
     if output is None:
@@ -268,7 +270,8 @@ def export(
     write_atomically(output, counting())
     cases, size = counted
     console.print(
-        cell(f"wrote {count(cases, 'case')} ({size:,} bytes) of {dataset_id}@{ref} to {output}")
+        cell(f"wrote {count(cases, 'case')} ({size:,} bytes) of {dataset_id}@{ref} to {output}"),
+        soft_wrap=True,  # one line, the path whole (a wrapped path cannot be copied)
     )
 
 
