@@ -11,8 +11,7 @@ from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import StartRunRequest
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses
-from benchbook.services import run_results, runs, scorecards
+from benchbook.services import harnesses, run_results, runs, scorecards
 from benchbook.services.context import Context
 from tests.eval.test_runs import arithmetic, python_harness, run_to_end
 from tests.services.test_accounts import make_team
@@ -62,9 +61,7 @@ def test_results_filter_by_outcome_search_by_case_id_and_page_with_the_cursor(
     assert passed[0].scores[0].metric == "numeric"  # the page's scores come along
     assert run_results.list_run_results(ctx, run.id, outcome="not_run") == []
     assert _ids(run_results.list_run_results(ctx, run.id, search="1")) == ["c1", "c10", "c11"]
-    assert _ids(run_results.list_run_results(ctx, run.id, search="C1", outcome="passed")) == [
-        "c10"
-    ]
+    assert _ids(run_results.list_run_results(ctx, run.id, search="C1", outcome="passed")) == ["c10"]
     assert run_results.list_run_results(ctx, run.id, search="%") == []  # a literal, not LIKE
     page = run_results.list_run_results(ctx, run.id, outcome="passed", limit=4)
     last = page[-1]
