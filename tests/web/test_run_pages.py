@@ -33,6 +33,7 @@ from benchbook.store.engine import make_engine
 from benchbook.store.tables import case_results, scorecard_scores
 from tests.eval.test_runs import arithmetic, python_harness
 from tests.web.conftest import SCREENSHOTS, Server, log_in, serve
+from tests.web.test_pages import _severe
 
 N_CASES = 60  # more than one page of cases (50)
 DIFF = """diff --git a/plan.md b/plan.md
@@ -196,7 +197,9 @@ def seeded(
 
 
 def _shots(page: Any, server: Server, name: str) -> None:
-    """Screenshots at 1280×800 and 390×844; at 390 the page never scrolls sideways."""
+    """Screenshots at 1280×800 and 390×844 (whole pages); at 390 the page never scrolls
+    sideways; axe finds no serious or critical accessibility issue."""
+    assert _severe(page) == [], name
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.screenshot(path=str(SCREENSHOTS / f"{server.backend}-{name}.png"), full_page=True)
