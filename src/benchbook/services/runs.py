@@ -231,9 +231,33 @@ def load_run(conn: Connection, ctx: Context, run_id: str) -> repo.RunRow:
     return row
 
 
+SUMMARIZED = ("finished", "cancelled", "budget_exhausted")
+"""Statuses a run reaches only through computing its own scorecard's summary."""
+
+
+def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
+    """An ended run's counts from its own scorecard's stored summary (one row read instead of
+    counting every result); None when the run may still change or has no summary. A failed
+    run is counted afresh: it can fail after a retry without a new summary."""
+    if row.status not in SUMMARIZED or row.scorecard_id is None:
+        return None
+    head = repo.get_scorecard(conn, row.scorecard_id)
+    if head is None or head.summary is None:
+        return None
+    card = orjson.loads(head.summary)
+    n, errors = int(card["n"]), int(card["errors"])
+    return {
+        "done": n,
+        "ok": n - errors,
+        "error": errors,
+        "not_run": int(card["not_run"]),
+        "passed": int(card["passed"]),
+    }
+
+
 def run_view(conn: Connection, row: repo.RunRow) -> Run:
     """The :class:`Run` of a stored row, counts read from its results."""
-    c = repo.counts(conn, row.id)
+    c = _ended_counts(conn, row) or repo.counts(conn, row.id)
     counts = RunCounts(total=row.total, **c)
     n = c["ok"] + c["error"]
     return Run(

@@ -353,6 +353,16 @@ def top_errors(conn: Connection, run_id: str, limit: int = 5) -> list[tuple[str,
     return [(str(e), int(c)) for e, c in conn.execute(stmt)]
 
 
+def _after(after: tuple[int, int] | None) -> list[Any]:
+    """The keyset condition "after ``(position, sample)``" with a range on ``position``, so
+    the planner walks ``ix_case_results_order`` (a bare ``run_id = ?`` lets SQLite pick the
+    narrower ``ix_case_results_outcome`` and sort the whole run: 200 ms instead of 2 ms)."""
+    if after is None:
+        return [_C.position >= 0]
+    pos, sample = after
+    return [_C.position >= pos, or_(_C.position > pos, _C.sample > sample)]
+
+
 def result_page(
     conn: Connection,
     run_id: str,
@@ -377,10 +387,7 @@ def result_page(
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]
     stmt = select(*cols).where(_C.run_id == run_id)
-    if after is not None:
-        pos, sample = after
-        stmt = stmt.where(or_(_C.position > pos, and_(_C.position == pos, _C.sample > sample)))
-    stmt = stmt.order_by(_C.position, _C.sample).limit(limit)
+    stmt = stmt.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit)
     return list(conn.execute(stmt))
 
 
@@ -474,10 +481,7 @@ def scored_result_page(
     stmt = select(*cols).select_from(source).where(_C.run_id == run_id, *where)
     if query.search:
         stmt = stmt.where(_C.case_id.icontains(query.search, autoescape=True))
-    if after is not None:
-        pos, sample = after
-        stmt = stmt.where(or_(_C.position > pos, and_(_C.position == pos, _C.sample > sample)))
-    stmt = stmt.order_by(_C.position, _C.sample).limit(limit)
+    stmt = stmt.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit)
     return list(conn.execute(stmt))
 
 
