@@ -10,8 +10,8 @@ sent, so the time to the first byte is the time to the whole response.
 The baseline, measured in the same process, is the dataset page of the same 100k-case dataset
 (issue 5's page); each line prints its ratio to it. On PostgreSQL the tables are ANALYZEd after
 the bulk write, as autovacuum does soon after; with no statistics at all the planner sorts the
-whole run for a page (~50–80 ms instead of < 1 ms for the query). Exits non-zero when the run page's median
-misses the target (SQLite).
+whole run for a page (~50–80 ms instead of < 1 ms for the query). Exits non-zero when the run
+page's median misses the target (SQLite).
 """
 
 from __future__ import annotations
