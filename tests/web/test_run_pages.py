@@ -378,9 +378,9 @@ def test_the_datasets_list_shows_runs_and_the_last_pass_rate(
     assert last.inner_text() in ("100.0%", "90.0%")
     plans = page.locator("tr", has=page.locator("a.strong >> text=plans"))
     assert plans.locator("[data-col=runs]").inner_text() == "1"
+    _shots(page, server, "datasets-with-runs")
     plans.locator("[data-col=last-pass-rate] a").click()
     page.wait_for_url(f"**/runs/{seeded['plans'].id}")
-    _shots(page, server, "datasets-with-runs")
 
 
 def test_another_workspaces_run_is_not_found_on_every_run_page(
