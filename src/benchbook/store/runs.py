@@ -19,7 +19,6 @@ from sqlalchemy import (
     delete,
     func,
     insert,
-    null,
     or_,
     select,
     update,
