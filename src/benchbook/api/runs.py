@@ -16,7 +16,14 @@ from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import GraderSpec
-from benchbook.contracts.run import CaseResult, ReportRunRequest, Run, StartRunRequest, Trace
+from benchbook.contracts.run import (
+    CaseResult,
+    ReportRunRequest,
+    ResultFilter,
+    Run,
+    StartRunRequest,
+    Trace,
+)
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.services import comparisons
 from benchbook.services import run_reports as reports
@@ -62,9 +69,12 @@ def list_runs(
     harness: Annotated[str | None, Query(description="Harness id or id@version.")] = None,
     status: Annotated[str | None, Query(description="One run status.")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    before: Annotated[
+        str | None, Query(description="Id of the previous page's last run (keyset).")
+    ] = None,
 ) -> list[Run]:
-    """The workspace's runs, newest first."""
-    return svc.list_runs(ctx, dataset, harness, status, limit)
+    """The workspace's runs, newest first; page with ``before`` = the last run's id."""
+    return svc.list_runs(ctx, dataset, harness, status, limit, before)
 
 
 @router.get(
@@ -86,9 +96,18 @@ def list_run_results(
     run_id: str,
     after: Annotated[str | None, Query(description="Cursor 'position:sample'.")] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    outcome: Annotated[
+        ResultFilter | None,
+        Query(description="passed, failed, errored, not_run; regressed/fixed need a baseline."),
+    ] = None,
+    search: Annotated[str | None, Query(description="Case-id substring.")] = None,
+    baseline: Annotated[
+        str | None, Query(description="Scorecard id, run id or tag (for regressed/fixed).")
+    ] = None,
 ) -> list[CaseResult]:
-    """A page of (case, sample) results in dataset order with their scores (no traces)."""
-    return results.list_run_results(ctx, run_id, after, limit)
+    """A page of (case, sample) results in dataset order with their scores (no traces),
+    optionally filtered by outcome and a case-id search."""
+    return results.list_run_results(ctx, run_id, after, limit, outcome, search, baseline)
 
 
 @router.get(

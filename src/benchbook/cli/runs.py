@@ -8,7 +8,7 @@ reruns its errored cases; ``runs cancel`` asks a running one to stop.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import typer
@@ -34,7 +34,7 @@ from benchbook.cli.app import (
     local_context,
 )
 from benchbook.contracts.dataset import GraderSpec
-from benchbook.contracts.run import Run, RunSettings, StartRunRequest
+from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
 from benchbook.errors import InvalidInput
 from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
@@ -224,10 +224,11 @@ def list_(
     harness: str | None = typer.Option(None, help="Only runs of this harness (id or id@version)."),
     status: str | None = typer.Option(None, help="Only runs with this status."),
     limit: int = typer.Option(50, min=1, max=500),
+    before: str | None = typer.Option(None, help="Next page: the previous page's last run id."),
     json: bool = JSON_OPTION,
 ) -> None:
     """Runs of the workspace, newest first."""
-    items = runs.list_runs(local_context(), dataset, harness, status, limit)
+    items = runs.list_runs(local_context(), dataset, harness, status, limit, before)
     if json:
         return emit_json(items)
     table = Table("dataset", "harness", "status", "done", "pass rate", "cost", "started")
@@ -264,10 +265,17 @@ def results(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     after: str | None = typer.Option(None, help="Cursor 'position:sample' of the previous page."),
     limit: int = typer.Option(50, min=1, max=500),
+    outcome: str | None = typer.Option(
+        None, help="passed, failed, errored, not_run; regressed or fixed with --baseline."
+    ),
+    search: str | None = typer.Option(None, help="Only case ids containing this text."),
+    baseline: str | None = typer.Option(None, help="Scorecard id, run id or tag to compare."),
     json: bool = JSON_OPTION,
 ) -> None:
     """A page of a run's (case, sample) results with their scores."""
-    items = run_results.list_run_results(local_context(), run_id, after, limit)
+    chosen = cast(ResultFilter | None, outcome)
+    ctx = local_context()
+    items = run_results.list_run_results(ctx, run_id, after, limit, chosen, search, baseline)
     if json:
         return emit_json(items)
     table = Table(Column("case", overflow="fold"), "sample", "status", "passed", "answer", "scores")

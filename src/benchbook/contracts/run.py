@@ -9,7 +9,7 @@ Layering (DESIGN §1): the runtime receives a :class:`CaseInput` — never a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt, model_validator
 
@@ -142,6 +142,9 @@ class RuntimeResult(BaseModel):
 
 
 CaseStatus = Literal["ok", "error", "not_run"]
+ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed"]
+"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline)."""
+RESULT_FILTERS: tuple[ResultFilter, ...] = get_args(ResultFilter)
 
 
 class CaseResult(BaseModel):
@@ -218,6 +221,16 @@ class RunPlan(BaseModel):
     graders: list[GraderSpec] = Field(default_factory=list)
 
 
+class Interval(BaseModel):
+    """A confidence interval ``[low, high]`` at ``level`` (0.95) computed by ``method``."""
+
+    model_config = STRICT
+    low: float
+    high: float
+    level: float = 0.95
+    method: str = "wilson"
+
+
 class RunCounts(BaseModel):
     """Progress of a run in (case, sample) units."""
 
@@ -271,6 +284,7 @@ class Run(BaseModel):
     spent_usd: float = 0.0
     scorecard_id: str | None = None
     pass_rate: float | None = None
+    pass_interval: Interval | None = None
     error: str | None = None
     top_errors: list[ErrorCount] = Field(default_factory=list)
     created_by: str | None = None
@@ -309,3 +323,13 @@ class ReportRunRequest(BaseModel):
     harness: NonEmptyStr
     graders: list[GraderSpec] | None = None
     results: list[ReportedResult] = Field(min_length=1)
+
+
+class DatasetRuns(BaseModel):
+    """A dataset's runs in one workspace: how many, and the newest finished run with its pass
+    rate (None when no run finished or nothing was graded)."""
+
+    model_config = STRICT
+    runs: NonNegativeInt
+    last_run_id: str | None = None
+    last_pass_rate: float | None = None

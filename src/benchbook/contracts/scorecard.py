@@ -12,17 +12,16 @@ from typing import Annotated
 from pydantic import BaseModel, Field, JsonValue, NonNegativeInt
 
 from benchbook.contracts.common import STRICT, NonEmptyStr
-from benchbook.contracts.run import RunPlan
+from benchbook.contracts.run import Interval, RunPlan
 
-
-class Interval(BaseModel):
-    """A confidence interval ``[low, high]`` at ``level`` (0.95) computed by ``method``."""
-
-    model_config = STRICT
-    low: float
-    high: float
-    level: float = 0.95
-    method: str = "wilson"
+__all__ = [
+    "Interval",
+    "LatencySummary",
+    "MetricSummary",
+    "ModelPrice",
+    "PricingTable",
+    "Scorecard",
+]
 
 
 class MetricSummary(BaseModel):

@@ -43,13 +43,21 @@ GUIDES: dict[str, ToolGuide] = {
             "harness": "Harness id or id@version.",
             "status": "queued, running, finished, failed, cancelled or budget_exhausted.",
             "limit": "Runs to return, 1-500.",
+            "before": "Next page: the id of the previous page's last run.",
         },
         read_only=True,
     ),
     "get_run": ToolGuide(parameters={"run_id": RUN_ID}, read_only=True),
     "list_run_results": ToolGuide(
         advice="Page with 'after' = the last result's 'position:sample' cursor.",
-        parameters={"run_id": RUN_ID, "limit": "Results per page, 1-500."},
+        parameters={
+            "run_id": RUN_ID,
+            "limit": "Results per page, 1-500.",
+            "outcome": "passed, failed (errored included), errored, not_run; regressed or"
+            " fixed against 'baseline'.",
+            "search": "Only case ids containing this text (case-insensitive).",
+            "baseline": "For regressed/fixed: a scorecard id, run id or scorecard tag.",
+        },
         read_only=True,
     ),
     "get_run_trace": ToolGuide(

@@ -56,6 +56,18 @@ def _baseline_ref(conn: Connection, ctx: Context, ref: str, dataset_id: str) -> 
     return found
 
 
+def resolve_baseline(
+    conn: Connection, ctx: Context, ref: str, dataset_id: str
+) -> tuple[Scorecard, repo.RunRow]:
+    """A baseline reference (scorecard id, run id, or a scorecard tag of ``dataset_id``) →
+    the scorecard and its run, both of the caller's workspace. Not an operation.
+
+    Raises:
+        NotFound: unknown scorecard, run or tag, or one of another workspace.
+    """
+    return _load(conn, ctx, _baseline_ref(conn, ctx, ref, dataset_id))
+
+
 def compare_scorecards(
     ctx: Context,
     baseline: str,
@@ -90,7 +102,7 @@ def compare_scorecards(
         )
     with ctx.engine.connect() as conn:
         cand, cand_run = _load(conn, ctx, candidate)
-        base, base_run = _load(conn, ctx, _baseline_ref(conn, ctx, baseline, cand_run.dataset_id))
+        base, base_run = resolve_baseline(conn, ctx, baseline, cand_run.dataset_id)
         if base_run.dataset_id != cand_run.dataset_id:
             raise InvalidInput(
                 f"the baseline is a scorecard of {base.dataset} and the candidate of "

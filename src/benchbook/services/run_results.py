@@ -8,17 +8,28 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection
 
-from benchbook.contracts.run import CaseResult, Trace
+from benchbook.contracts.run import RESULT_FILTERS, CaseResult, ResultFilter, Trace
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.services import traces
+from benchbook.services.bounds import check_text
+from benchbook.services.comparisons import resolve_baseline
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, load_run, run_view
 from benchbook.store import runs as repo
 
+MAX_SEARCH = 512
+"""Longest case-id search text (a case id's own limit)."""
+
 
 def list_run_results(
-    ctx: Context, run_id: str, after: str | None = None, limit: int = 100
+    ctx: Context,
+    run_id: str,
+    after: str | None = None,
+    limit: int = 100,
+    outcome: ResultFilter | None = None,
+    search: str | None = None,
+    baseline: str | None = None,
 ) -> list[CaseResult]:
     """A page of the run's (case, sample) results in dataset order, with the primary
     scorecard's scores and without traces (read one with :func:`get_run_trace`).
@@ -26,33 +37,99 @@ def list_run_results(
     Args:
         after: the cursor ``"<position>:<sample>"`` of the last result of the previous page.
         limit: 1–500.
+        outcome: only ``passed``, ``failed`` (errored ones included: they count as failed),
+            ``errored``, ``not_run``, or — against ``baseline`` — ``regressed`` (passed in
+            the baseline, not here) or ``fixed`` (the reverse), as ``compare_scorecards``
+            decides them.
+        search: only case ids containing this text (case-insensitive).
+        baseline: for ``regressed``/``fixed``: a scorecard id, a run id (its own scorecard)
+            or a scorecard tag of this run's dataset id.
+
+    Raises:
+        InvalidInput: a bad cursor or limit; ``regressed``/``fixed`` without a baseline; a
+            baseline of another dataset id.
+        NotFound: unknown run, baseline or tag (or another workspace's).
     """
     ctx.require("runs:read")
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
+    if outcome is not None and outcome not in RESULT_FILTERS:
+        raise InvalidInput(
+            f"outcome must be one of {', '.join(RESULT_FILTERS)}", {"outcome": outcome}
+        )
     cursor = _cursor(after)
+    check_text(search, "search")
+    if search is not None and len(search) > MAX_SEARCH:
+        raise InvalidInput(f"search: at most {MAX_SEARCH} characters", {"search": search[:80]})
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
-        rows = repo.result_page(conn, run_id, cursor, limit)
-        scores = repo.scores_of(conn, row.scorecard_id) if row.scorecard_id and rows else {}
-    out = []
-    for r in rows:
-        _, score_json = scores.get((r.case_id, r.sample), (None, "[]"))
-        out.append(
-            CaseResult(
-                case_id=r.case_id,
-                sample=r.sample,
-                position=r.position,
-                status=r.status,
-                error=r.error,
-                answer=r.answer,
-                passed=r.passed,
-                scores=[Score.model_validate(s) for s in orjson.loads(score_json)],
-                cost_usd=r.cost_usd,
-                duration_ms=r.duration_ms,
-            )
+        query = repo.ResultQuery(
+            scorecard_id=row.scorecard_id,
+            outcome=outcome,
+            search=search or None,
+            baseline=_baseline(conn, ctx, row, outcome, baseline),
         )
-    return out
+        rows = repo.scored_result_page(conn, run_id, query, cursor, limit)
+    return [_result(r) for r in rows]
+
+
+def _baseline(
+    conn: Connection, ctx: Context, row: repo.RunRow, outcome: str | None, ref: str | None
+) -> tuple[str, str, bool] | None:
+    if outcome not in ("regressed", "fixed"):
+        return None
+    if not ref:
+        raise InvalidInput(
+            f"outcome {outcome!r} needs a baseline (a scorecard id, run id or tag)",
+            {"outcome": outcome},
+        )
+    card, run = resolve_baseline(conn, ctx, ref, row.dataset_id)
+    if run.dataset_id != row.dataset_id:
+        raise InvalidInput(
+            f"the baseline is a scorecard of {card.dataset} and run {row.id} is of "
+            f"{row.dataset_id}: pick a baseline of the same dataset",
+            {"baseline": ref},
+        )
+    return run.id, card.id, card.id == run.scorecard_id
+
+
+def _result(r: Any, trace: Trace | None = None) -> CaseResult:
+    return CaseResult(
+        case_id=r.case_id,
+        sample=r.sample,
+        position=r.position,
+        status=r.status,
+        error=r.error,
+        answer=r.answer,
+        passed=r.passed,
+        scores=[Score.model_validate(s) for s in orjson.loads(r.scores or "[]")],
+        cost_usd=r.cost_usd,
+        duration_ms=r.duration_ms,
+        trace=trace,
+    )
+
+
+def get_run_result(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> CaseResult:
+    """One (case, sample) result of a run with its primary scorecard's scores and its full
+    trace (None when the result has none, e.g. ``not_run``). Not an operation: the case
+    trace page's read, :func:`get_run_trace` plus the result row.
+
+    Raises:
+        NotFound: unknown run (or another workspace's) or no result for that case and sample.
+    """
+    ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        row = load_run(conn, ctx, run_id)
+        found = repo.scored_result(conn, run_id, row.scorecard_id, case_id, sample)
+    if found is None:
+        raise NotFound(
+            f"no result for case {case_id!r} sample {sample} in run {run_id}",
+            {"id": run_id, "case_id": case_id, "sample": sample},
+        )
+    trace = None
+    if found.trace is not None or found.trace_path is not None:
+        trace = traces.load_trace(ctx.settings, found.trace, found.trace_path)
+    return _result(found, trace)
 
 
 def _cursor(after: str | None) -> tuple[int, int] | None:

@@ -19,6 +19,7 @@ from sqlalchemy import Connection
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.harness import ExternalHarness, Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
+    DatasetRuns,
     ErrorCount,
     Run,
     RunCounts,
@@ -31,6 +32,7 @@ from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
+from benchbook.eval.scorecards import wilson_interval
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
@@ -244,9 +246,33 @@ def load_run(conn: Connection, ctx: Context, run_id: str) -> repo.RunRow:
     return row
 
 
+SUMMARIZED = ("finished", "cancelled", "budget_exhausted")
+"""Statuses a run reaches only through computing its own scorecard's summary."""
+
+
+def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
+    """An ended run's counts from its own scorecard's stored summary (one row read instead of
+    counting every result); None when the run may still change or has no summary. A failed
+    run is counted afresh: it can fail after a retry without a new summary."""
+    if row.status not in SUMMARIZED or row.scorecard_id is None:
+        return None
+    head = repo.get_scorecard(conn, row.scorecard_id)
+    if head is None or head.summary is None:
+        return None
+    card = orjson.loads(head.summary)
+    n, errors = int(card["n"]), int(card["errors"])
+    return {
+        "done": n,
+        "ok": n - errors,
+        "error": errors,
+        "not_run": int(card["not_run"]),
+        "passed": int(card["passed"]),
+    }
+
+
 def run_view(conn: Connection, row: repo.RunRow) -> Run:
     """The :class:`Run` of a stored row, counts read from its results."""
-    c = repo.counts(conn, row.id)
+    c = _ended_counts(conn, row) or repo.counts(conn, row.id)
     counts = RunCounts(total=row.total, **c)
     n = c["ok"] + c["error"]
     return Run(
@@ -264,6 +290,7 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         spent_usd=row.spent_usd,
         scorecard_id=row.scorecard_id,
         pass_rate=c["passed"] / n if n else None,
+        pass_interval=wilson_interval(c["passed"], n) if n else None,
         error=row.error,
         top_errors=[ErrorCount(error=e, count=k) for e, k in repo.top_errors(conn, row.id)]
         if c["error"]
@@ -293,6 +320,7 @@ def list_runs(
     harness: str | None = None,
     status: str | None = None,
     limit: int = 50,
+    before: str | None = None,
 ) -> list[Run]:
     """The workspace's runs, newest first.
 
@@ -301,23 +329,59 @@ def list_runs(
         harness: a harness id, or ``id@version``.
         status: one run status.
         limit: at most this many (1–500).
+        before: the id of the last run of the previous page (keyset paging): runs created
+            before it.
+
+    Raises:
+        InvalidInput: ``limit`` out of range, or ``before`` is not one of the workspace's runs.
     """
     ctx.require("runs:read")
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
     dataset_id, _, dataset_version = (dataset or "").partition("@")
     with ctx.engine.connect() as conn:
+        keyset = None
+        if before is not None:
+            last = repo.get_run(conn, before, ctx.workspace)
+            if last is None:
+                raise InvalidInput(
+                    f"before: {before!r} is not a run of this workspace", {"before": before}
+                )
+            keyset = (last.created_at, last.id)
         rows = repo.list_runs(
             conn,
             ctx.workspace,
             dataset_id=dataset_id or None,
+            dataset_version=dataset_version or None,
             harness=harness,
             status=status,
+            before=keyset,
             limit=limit,
         )
-        if dataset_version:
-            rows = [r for r in rows if r.dataset_version == dataset_version]
         return [run_view(conn, r) for r in rows]
+
+
+def summarize_dataset_runs(ctx: Context, dataset_ids: list[str]) -> dict[str, DatasetRuns]:
+    """Per dataset id: how many runs the workspace has of it and the pass rate of the newest
+    finished one (for the datasets list). Ids without runs are absent. Not an operation: a
+    page read over :func:`list_runs`' data, two queries for any number of ids.
+
+    Args:
+        dataset_ids: at most 500 ids.
+
+    Raises:
+        InvalidInput: more than 500 ids.
+    """
+    ctx.require("runs:read")
+    if len(dataset_ids) > MAX_PAGE:
+        raise InvalidInput(f"at most {MAX_PAGE} dataset ids", {"dataset_ids": len(dataset_ids)})
+    with ctx.engine.connect() as conn:
+        found = repo.dataset_run_summaries(conn, ctx.workspace, dataset_ids)
+    out = {}
+    for dataset_id, (count, last_run, summary) in found.items():
+        rate = orjson.loads(summary).get("pass_rate") if summary else None
+        out[dataset_id] = DatasetRuns(runs=count, last_run_id=last_run, last_pass_rate=rate)
+    return out
 
 
 def cancel_run(ctx: Context, run_id: str) -> Run:

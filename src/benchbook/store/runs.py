@@ -123,12 +123,20 @@ def list_runs(
     harness: str | None = None,
     status: str | None = None,
     dataset_pks: Sequence[int] | None = None,
+    dataset_version: str | None = None,
+    before: tuple[datetime, str] | None = None,
     limit: int = 50,
 ) -> list[RunRow]:
-    """Runs of ``workspace``, newest first, filtered."""
+    """Runs of ``workspace``, newest first (``created_at``, then id), filtered; ``before`` is
+    the ``(created_at, id)`` keyset of the last run of the previous page."""
     stmt = select(*_RUN_COLUMNS).where(_R.workspace == workspace)
     if dataset_id is not None:
         stmt = stmt.where(_R.dataset_id == dataset_id)
+    if dataset_version is not None:
+        stmt = stmt.where(_R.dataset_version == dataset_version)
+    if before is not None:
+        at, rid = before
+        stmt = stmt.where(or_(_R.created_at < at, and_(_R.created_at == at, _R.id < rid)))
     if harness is not None:
         cond = _R.harness_ref == harness if "@" in harness else _R.harness_ref.like(f"{harness}@%")
         stmt = stmt.where(cond)
@@ -138,6 +146,39 @@ def list_runs(
         stmt = stmt.where(_R.dataset_pk.in_(list(dataset_pks)))
     stmt = stmt.order_by(_R.created_at.desc(), _R.id.desc()).limit(limit)
     return [RunRow(*r) for r in conn.execute(stmt)]
+
+
+def dataset_run_summaries(
+    conn: Connection, workspace: str, dataset_ids: Sequence[str]
+) -> dict[str, tuple[int, str | None, str | None]]:
+    """``{dataset_id: (runs, last finished run id, its scorecard summary JSON or None)}`` for
+    the given dataset ids of ``workspace`` (ids without runs are absent). Two queries."""
+    if not dataset_ids:
+        return {}
+    ids = list(dataset_ids)
+    counted = (
+        select(_R.dataset_id, func.count())
+        .where(_R.workspace == workspace, _R.dataset_id.in_(ids))
+        .group_by(_R.dataset_id)
+    )
+    out: dict[str, tuple[int, str | None, str | None]] = {
+        d: (int(n), None, None) for d, n in conn.execute(counted)
+    }
+    rank = (
+        func.row_number()
+        .over(partition_by=_R.dataset_id, order_by=(_R.created_at.desc(), _R.id.desc()))
+        .label("rank")
+    )
+    ranked = (
+        select(_R.dataset_id, _R.id, _S.summary, rank)
+        .select_from(runs.outerjoin(scorecards, _S.id == _R.scorecard_id))
+        .where(_R.workspace == workspace, _R.dataset_id.in_(ids), _R.status == "finished")
+        .subquery()
+    )
+    last = select(ranked.c.dataset_id, ranked.c.id, ranked.c.summary).where(ranked.c.rank == 1)
+    for dataset_id, run_id, summary in conn.execute(last):
+        out[dataset_id] = (out[dataset_id][0], run_id, summary)
+    return out
 
 
 def set_run(conn: Connection, run_id: str, **values: Any) -> None:
@@ -332,6 +373,16 @@ def top_errors(conn: Connection, run_id: str, limit: int = 5) -> list[tuple[str,
     return [(str(e), int(c)) for e, c in conn.execute(stmt)]
 
 
+def _after(after: tuple[int, int] | None) -> list[Any]:
+    """The keyset condition "after ``(position, sample)``" with a range on ``position``, so
+    the planner walks ``ix_case_results_order`` (a bare ``run_id = ?`` lets SQLite pick the
+    narrower ``ix_case_results_outcome`` and sort the whole run: 200 ms instead of 2 ms)."""
+    if after is None:
+        return [_C.position >= 0]
+    pos, sample = after
+    return [_C.position >= pos, or_(_C.position > pos, _C.sample > sample)]
+
+
 def result_page(
     conn: Connection,
     run_id: str,
@@ -356,10 +407,107 @@ def result_page(
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]
     stmt = select(*cols).where(_C.run_id == run_id)
-    if after is not None:
-        pos, sample = after
-        stmt = stmt.where(or_(_C.position > pos, and_(_C.position == pos, _C.sample > sample)))
-    stmt = stmt.order_by(_C.position, _C.sample).limit(limit)
+    stmt = stmt.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit)
+    return list(conn.execute(stmt))
+
+
+@dataclass(frozen=True)
+class ResultQuery:
+    """What a filtered page of results selects (see :func:`scored_result_page`).
+
+    ``outcome``: ``passed``, ``failed`` (errored included), ``errored``, ``not_run``, or with a
+    ``baseline`` ``(run_id, scorecard_id, own)``: ``regressed`` (baseline passed, this run
+    did not) or ``fixed`` (the reverse); ``search``: a case-id substring (case-insensitive).
+    """
+
+    scorecard_id: str | None
+    outcome: str | None = None
+    search: str | None = None
+    baseline: tuple[str, str, bool] | None = None
+
+
+def _passed_now() -> Any:
+    return and_(_C.status == "ok", _C.passed.is_(True))
+
+
+def _baseline_passed(query: ResultQuery) -> tuple[Any, Any]:
+    """``(FROM clause joined to the baseline's results, its "passed" condition)``."""
+    assert query.baseline is not None
+    base_run, base_card, own = query.baseline
+    b = case_results.alias("b")
+    on = and_(b.c.run_id == base_run, b.c.case_id == _C.case_id, b.c.sample == _C.sample)
+    source: Any = case_results.join(b, on)
+    passed: Any = b.c.passed
+    if not own:
+        bs = scorecard_scores.alias("bs")
+        on_bs = and_(
+            bs.c.scorecard_id == base_card, bs.c.case_id == b.c.case_id, bs.c.sample == b.c.sample
+        )
+        source = source.outerjoin(bs, on_bs)
+        passed = func.coalesce(bs.c.passed, b.c.passed)
+    return source, and_(b.c.status == "ok", passed.is_(True))
+
+
+def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
+    source: Any = case_results
+    done = _C.status != "not_run"
+    if query.outcome in ("regressed", "fixed"):
+        source, before = _baseline_passed(query)
+        if query.outcome == "regressed":
+            return source, [before, done, ~_passed_now()]
+        return source, [~before, _passed_now()]
+    where = {
+        "passed": [_passed_now()],
+        "failed": [done, or_(_C.passed.is_(False), _C.passed.is_(None))],
+        "errored": [_C.status == "error"],
+        "not_run": [_C.status == "not_run"],
+    }
+    return source, where.get(query.outcome or "", [])
+
+
+def scored_result_page(
+    conn: Connection,
+    run_id: str,
+    query: ResultQuery,
+    after: tuple[int, int] | None,
+    limit: int,
+) -> list[Any]:
+    """A page of results (no traces) in dataset order after the keyset ``(position,
+    sample)``, filtered by ``query``, each with its scores JSON under ``query.scorecard_id``
+    (``scores``; None without a score row).
+
+    The page is chosen first (walking ``ix_case_results_order``, limited), then its scores
+    are joined on their primary key: a page costs the same at any depth, whatever the
+    planner's statistics (joined before the limit, PostgreSQL without fresh statistics
+    joined all 100k scores: 400 ms).
+    """
+    source, where = _outcome_filter(query)
+    cols = [
+        _C.case_id,
+        _C.sample,
+        _C.position,
+        _C.status,
+        _C.error,
+        _C.answer,
+        _C.passed,
+        _C.cost_usd,
+        _C.duration_ms,
+    ]
+    chosen = select(*cols).select_from(source).where(_C.run_id == run_id, *where)
+    if query.search:
+        chosen = chosen.where(_C.case_id.icontains(query.search, autoescape=True))
+    page = chosen.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit).subquery()
+    ss = scorecard_scores.alias("ss")
+    on = and_(
+        ss.c.scorecard_id == query.scorecard_id,
+        ss.c.case_id == page.c.case_id,
+        ss.c.sample == page.c.sample,
+    )
+    stmt = (
+        select(*page.c, ss.c.scores)
+        .select_from(page.outerjoin(ss, on))
+        .order_by(page.c.position, page.c.sample)
+    )
     return list(conn.execute(stmt))
 
 
@@ -374,6 +522,34 @@ def iter_results(
             return
         yield from rows
         after = (rows[-1].position, rows[-1].sample)
+
+
+def scored_result(
+    conn: Connection, run_id: str, scorecard_id: str | None, case_id: str, sample: int
+) -> Any | None:
+    """One result with its trace columns (``trace``, ``trace_path``) and its ``scores`` JSON
+    under ``scorecard_id`` (the columns of :func:`scored_result_page`), or None."""
+    ss = scorecard_scores.alias("ss")
+    on = and_(ss.c.scorecard_id == scorecard_id, ss.c.case_id == _C.case_id)
+    stmt = (
+        select(
+            _C.case_id,
+            _C.sample,
+            _C.position,
+            _C.status,
+            _C.error,
+            _C.answer,
+            _C.passed,
+            _C.cost_usd,
+            _C.duration_ms,
+            ss.c.scores,
+            _C.trace,
+            _C.trace_path,
+        )
+        .select_from(case_results.outerjoin(ss, and_(on, ss.c.sample == _C.sample)))
+        .where(_C.run_id == run_id, _C.case_id == case_id, _C.sample == sample)
+    )
+    return conn.execute(stmt).first()
 
 
 def trace_of(conn: Connection, run_id: str, case_id: str, sample: int) -> Any | None:

@@ -389,6 +389,10 @@ case_results = Table(
 Index(
     "ix_case_results_order", case_results.c.run_id, case_results.c.position, case_results.c.sample
 )
+# covers a run's counts (status × passed) and finds its errored results without the rows
+Index(
+    "ix_case_results_outcome", case_results.c.run_id, case_results.c.status, case_results.c.passed
+)
 
 scorecards = Table(
     "scorecards",

@@ -1,6 +1,7 @@
 """The web dashboard (SPEC G): server-rendered Jinja2 pages over the same services as the API.
 
-One router per noun (``datasets``, ``comments``, ``imports``, ``recipes``, ``accounts``); errors
+One router per noun (``datasets``, ``comments``, ``imports``, ``recipes``, ``accounts``,
+``runs``); errors
 (service errors, bad query values, unknown paths) become pages in ``web/errors.py``; static
 CSS/JS are served from ``/static`` by the app itself, so no page loads anything from the
 internet; every page carries a Content-Security-Policy without inline script and the other
@@ -12,7 +13,17 @@ from __future__ import annotations
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from benchbook.web import accounts, comments, compare, datasets, hf, imports, recipes, run_actions
+from benchbook.web import (
+    accounts,
+    comments,
+    compare,
+    datasets,
+    hf,
+    imports,
+    recipes,
+    run_actions,
+    runs,
+)
 from benchbook.web.errors import install_page_errors
 from benchbook.web.headers import SecurityHeaders
 from benchbook.web.render import STATIC_DIR
@@ -23,7 +34,7 @@ def mount_web(app: FastAPI) -> None:
     (after ``api/errors.install_error_handlers``: routing errors outside ``/api`` and ``/mcp``
     become pages, see ``web/errors.install_page_errors``)."""
     routers = (datasets.router, comments.router, imports.router, imports.calls, hf.calls)
-    for router in (*routers, recipes.router):
+    for router in (*routers, runs.router, runs.calls, recipes.router):
         app.include_router(router)
     app.include_router(accounts.router)
     app.include_router(run_actions.router)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request, Response
 
@@ -28,7 +28,7 @@ from benchbook.services.comparisons import (
     list_paired_results,
 )
 from benchbook.web.errors import PageRoute
-from benchbook.web.render import TEMPLATES, render, segment
+from benchbook.web.render import TEMPLATES, render, run_case_url
 from benchbook.web.session import Page, PageDep
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
@@ -55,15 +55,7 @@ CHOICES = 60
 DEFAULT_TAG = "baseline"
 
 
-def trace_url(run_id: str, case_id: str, sample: int) -> str:
-    """The case trace page of one (case, sample) of a run: ``/runs/{id}/cases/{case_id}``
-    (``/`` kept readable unless a segment is empty, ``.`` or ``..``) with ``?sample=``."""
-    parts = case_id.split("/")
-    safe = "" if any(p in ("", ".", "..") for p in parts) else "/"
-    return f"/runs/{segment(run_id)}/cases/{quote(case_id, safe=safe)}?sample={sample}"
-
-
-TEMPLATES.env.globals.update(trace_url=trace_url)
+TEMPLATES.env.globals.update(trace_url=run_case_url)
 
 
 @dataclass

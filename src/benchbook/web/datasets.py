@@ -13,8 +13,9 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
+from benchbook.contracts.run import DatasetRuns
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
-from benchbook.services import datasets
+from benchbook.services import datasets, runs
 from benchbook.services.controls import may_delete_dataset_version, require_register
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
@@ -66,7 +67,16 @@ def list_page(
         owners=OWNERS,
         sorts=SORTS,
         names=people(page),
+        run_summaries=_run_summaries(page, [d.id for d in listing.items]),
     )
+
+
+def _run_summaries(page: Page, dataset_ids: list[str]) -> dict[str, DatasetRuns]:
+    """Runs count and last pass rate per listed dataset (none when runs are not readable)."""
+    try:
+        return runs.summarize_dataset_runs(page.ctx, dataset_ids)
+    except BenchbookError:
+        return {}
 
 
 @router.get("/datasets/{dataset_id}")

@@ -146,13 +146,52 @@ def case_url(dataset_id: str, case_id: str, version: str) -> str:
     the same id. Spaces, ``#``, ``?``, ``%`` and non-ASCII are percent-encoded (UTF-8). An id
     that is only ``.`` or ``..`` cannot be a path segment at all and goes in ``?id=``.
     """
-    base = dataset_url(dataset_id) + "/cases/"
-    query = "v=" + quote(version, safe="")
+    return case_path(dataset_url(dataset_id) + "/cases/", case_id, "v=" + quote(version, safe=""))
+
+
+def case_path(base: str, case_id: str, query: str) -> str:
+    """``base`` + ``case_id`` as the rest of a path (see :func:`case_url`) + ``?query``."""
     if case_id in (".", ".."):
         return f"{base}?id={quote(case_id, safe='')}&{query}"
     parts = case_id.split("/")
     safe = "" if any(p in ("", ".", "..") for p in parts) else "/"
     return f"{base}{quote(case_id, safe=safe)}?{query}"
+
+
+def run_url(run_id: str) -> str:
+    """``/runs/{run_id}`` (percent-encoded)."""
+    return "/runs/" + segment(run_id)
+
+
+def run_case_url(run_id: str, case_id: str, sample: int = 0) -> str:
+    """The trace page of one (case, sample) of a run: ``/runs/{id}/cases/{case_id}?sample=N``
+    (the case id encoded as in :func:`case_url`)."""
+    return case_path(run_url(run_id) + "/cases/", case_id, f"sample={int(sample)}")
+
+
+def percent(value: float | None, digits: int = 1) -> str:
+    """``0.8333`` → ``83.3%``; None → ``—``."""
+    return "—" if value is None else f"{value * 100:.{digits}f}%"
+
+
+def usd(value: float | None) -> str:
+    """Cost in dollars with enough digits for cents of cents (``$0.0042``); None → ``—``."""
+    if value is None:
+        return "—"
+    return f"${value:,.2f}" if value >= 100 else f"${value:.4f}"
+
+
+def duration(ms: float | None) -> str:
+    """Milliseconds as ``840 ms``, ``12.3 s`` or ``4 min 05 s``; None → ``—``."""
+    if ms is None:
+        return "—"
+    if ms < 1000:
+        return f"{ms:.0f} ms"
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(seconds), 60)
+    return f"{minutes} min {rest:02d} s"
 
 
 TEMPLATES.env.filters.update(
@@ -166,12 +205,17 @@ TEMPLATES.env.filters.update(
     patch_lines=patch_lines,
     json_summary=json_summary,
     leaves=leaves,
+    percent=percent,
+    usd=usd,
+    duration=duration,
 )
 TEMPLATES.env.globals.update(
     version=benchbook.__version__,
     case_url=case_url,
     dataset_url=dataset_url,
     line_diff_lines=line_diff_lines,
+    run_url=run_url,
+    run_case_url=run_case_url,
 )
 
 

@@ -26,7 +26,7 @@ from benchbook.services.controls import RunControls, may_start_run, require_star
 from benchbook.services.controls import run_controls as service_run_controls
 from benchbook.services.validation import parse_model
 from benchbook.web.errors import PageRoute
-from benchbook.web.render import TEMPLATES, render, segment
+from benchbook.web.render import TEMPLATES, render, run_url
 from benchbook.web.session import FormDep, Page, PageDep, form_text
 
 router = APIRouter(route_class=PageRoute, include_in_schema=False)
@@ -46,20 +46,13 @@ DEFAULTS = {"repeats": "1", "concurrency": "4"}
 SUGGESTED = 200
 
 
-def run_url(run_id: str) -> str:
-    """``/runs/{run_id}`` (the run page)."""
-    return "/runs/" + segment(run_id)
-
-
 def run_controls(ctx: Context, run: Run) -> RunControls:
     """For ``run_actions.html``: the service's answer to what the caller may do to ``run``."""
     return service_run_controls(ctx, run.workspace, run.status)
 
 
 # may_start_run(page.ctx): whether a list or page shows a "Start a run" button
-TEMPLATES.env.globals.update(
-    run_controls=run_controls, run_url=run_url, may_start_run=may_start_run
-)
+TEMPLATES.env.globals.update(run_controls=run_controls, may_start_run=may_start_run)
 
 
 class FieldError(InvalidInput):
