@@ -56,10 +56,10 @@ def test_a_body_must_hold_1_to_10000_characters_after_trim(team: Team) -> None:
 
 def test_a_reply_needs_a_parent_on_the_same_resource(team: Team) -> None:
     on_pub = create_comment(team.member, "dataset", "pub", "shared note")
-    with pytest.raises(InvalidInput) as err:
+    with pytest.raises(NotFound) as err:
         create_comment(team.member, "dataset", "ds", "reply", parent_id=on_pub.id)
     assert err.value.details["errors"][0]["path"] == "parent_id"
-    with pytest.raises(InvalidInput):
+    with pytest.raises(NotFound):
         create_comment(team.member, "dataset", "ds", "reply", parent_id=999_999)
     assert _bodies(team.member) == []
 

@@ -14,6 +14,7 @@ persists progress while the job runs (every 0.25 s or 1000 rows).
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -27,6 +28,7 @@ import orjson
 
 from benchbook.contracts.imports import ImportProgress, ImportRequest, ImportResult
 from benchbook.contracts.jobs import FINISHED_STATES, ImportJob, JobError
+from benchbook.datasets.sources import json_docs
 from benchbook.errors import BenchbookError, Cancelled, Forbidden, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.services.imports import import_benchmark
@@ -75,7 +77,7 @@ def _view(row: repo.JobRow) -> ImportJob:
         id=row.id,
         workspace=row.workspace,
         state=row.state,
-        request=orjson.loads(row.request),
+        request=json_docs.loads(row.request.encode()),  # integers beyond 64 bits stay exact
         file_name=row.file_name,
         progress=progress,
         result=result,
@@ -135,7 +137,8 @@ def start_import(
             conn,
             job_id=job_id,
             workspace=ctx.workspace,
-            request=orjson.dumps(saved, option=orjson.OPT_SORT_KEYS).decode(),
+            # stdlib json: orjson refuses integers beyond 64 bits (a grader config may hold one)
+            request=json.dumps(saved, sort_keys=True, ensure_ascii=False, separators=(",", ":")),
             file_name=file_name,
             created_by=ctx.principal.user_id,
         )

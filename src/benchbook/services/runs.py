@@ -132,14 +132,15 @@ def create_run(ctx: Context, request: StartRunRequest, holder: str | None) -> Ru
     ctx.require("runs:write")
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
-    if request.settings.executor != "local":
-        raise InvalidInput(
-            "settings.executor: only the 'local' executor is available in this installation",
-            {"executor": request.settings.executor},
-        )
     with ctx.engine.connect() as conn:
+        # The dataset and harness first: an unknown one is 404 whatever the settings say.
         version = resolve_version(conn, ctx.workspace, dataset_id, dataset_ref)
         hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
+        if request.settings.executor != "local":
+            raise InvalidInput(
+                "settings.executor: only the 'local' executor is available in this installation",
+                {"executor": request.settings.executor},
+            )
         selected = _plan_checks(conn, version.pk, request)
     harness = load_harness(hrow)
     _check_importable(harness)
