@@ -187,15 +187,20 @@ def test_bulk_delete_with_one_missing_version_is_404_and_deletes_nothing(
     assert listing(seeded) == before
 
 
-def test_bulk_delete_rejects_an_empty_list_and_versions_given_twice(seeded: TestClient) -> None:
+def test_bulk_delete_rejects_an_empty_list_and_joins_versions_given_twice(
+    seeded: TestClient,
+) -> None:
+    """Body and query versions together name all of them (a rule across two parts of a request
+    cannot be stated in OpenAPI, so the API does not make one; found by schemathesis)."""
     before = listing(seeded)
     empty = seeded.request("DELETE", "/api/datasets/arith", json={"versions": []})
     assert_envelope(empty, 400, "invalid_input")
+    assert listing(seeded) == before
     twice = seeded.request(
         "DELETE", "/api/datasets/arith?versions=1.0.0", json={"versions": ["1.0.0"]}
     )
-    assert_envelope(twice, 400, "invalid_input")
-    assert listing(seeded) == before
+    assert twice.status_code == 200, twice.text
+    assert twice.json()["deleted"] == ["1.0.0"]
 
 
 @pytest.fixture

@@ -176,5 +176,5 @@ def test_another_workspaces_comments_stay_out_of_a_shared_datasets_activity(team
     create_comment(team.outsider, "dataset", "pub", "theirs")
     kinds = [i.kind for i in datasets.get_dataset_activity(team.member, "pub").items]
     assert kinds == ["registered"]
-    with pytest.raises(InvalidInput):
+    with pytest.raises(NotFound):  # a cursor naming no item of this timeline
         datasets.get_dataset_activity(team.member, "pub", before=10**9)

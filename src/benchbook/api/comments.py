@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.comment import MAX_COMMENT_CHARS, Comment, CommentableType
 from benchbook.contracts.common import schema_rule
@@ -23,7 +23,8 @@ from benchbook.transports.limits import body_limit
 router = APIRouter(prefix="/api/comments", tags=["comments"])
 
 COMMENT_BODY_BYTES = 128 * 1024
-BODY_PATTERN = rf"^\s*[^\s\x00](?:[^\x00]{{0,{MAX_COMMENT_CHARS - 2}}}[^\s\x00])?\s*$"
+_SOLID = r"[^\s\x00\x1c-\x1f\x85]"
+BODY_PATTERN = rf"^\s*{_SOLID}(?:[^\x00]{{0,{MAX_COMMENT_CHARS - 2}}}{_SOLID})?\s*$"
 """A comment body: 1-10,000 characters once surrounding whitespace is trimmed."""
 CommentId = Annotated[
     int, Path(json_schema_extra={"minimum": 1, "exclusiveMaximum": INT64_MAX + 1})
@@ -31,7 +32,7 @@ CommentId = Annotated[
 """Bound of a comment request: 10,000 characters even when every one is a JSON escape."""
 
 
-class CommentRequest(BaseModel):
+class CommentRequest(RequestBody):
     """Body of ``POST /api/comments``: the resource, the text and optionally the parent."""
 
     resource_type: CommentableType

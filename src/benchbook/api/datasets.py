@@ -13,9 +13,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts import Case, DatasetDiff
@@ -65,7 +64,7 @@ Limit = Annotated[int, Query(ge=1, le=svc.MAX_PAGE, description="Page size (1–
 Shared = Annotated[bool, Query(description="Write into the _shared tier (installation admins).")]
 
 
-class TagsRequest(BaseModel):
+class TagsRequest(RequestBody):
     """Body of ``PUT …/tags``: the version's complete tag list (replaces the current one)."""
 
     tags: Annotated[
@@ -74,7 +73,7 @@ class TagsRequest(BaseModel):
     ]
 
 
-class DeleteRequest(BaseModel):
+class DeleteRequest(RequestBody):
     """Body of ``DELETE /api/datasets/{id}``: exact versions; omit ``versions`` for all."""
 
     versions: Annotated[list[str], schema_rule(minItems=1)] | None = None
@@ -279,13 +278,14 @@ def delete_dataset_versions(
     versions: Annotated[list[str] | None, Query(description="Exact versions.")] = None,
     body: Annotated[DeleteRequest | None, Body()] = None,
 ) -> DeleteResult:
-    """Tombstone versions all-or-nothing; ``versions`` in the body or query, omitted = all.
+    """Tombstone versions all-or-nothing; ``versions`` in the body, the query or both (all
+    named ones), omitted = all.
 
     One missing or forbidden version rejects the whole request and deletes nothing.
     """
-    if body is not None and body.versions is not None and versions is not None:
-        raise InvalidInput("give versions in the body or in the query, not both")
-    chosen = body.versions if body is not None and body.versions is not None else versions
+    named = [*(body.versions or [] if body is not None else []), *(versions or [])]
+    given = (body is not None and body.versions is not None) or versions is not None
+    chosen = list(dict.fromkeys(named)) if given else None
     return svc.delete_dataset_versions(ctx, dataset_id, chosen)
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import ApiKeyInfo, CreatedApiKey, KeyScope
 from benchbook.contracts.common import schema_rule
@@ -24,7 +24,7 @@ KEY_BODY_BYTES = 16 * 1024
 """Bound of a key request (a name, a scope and a user)."""
 
 
-class KeyRequest(BaseModel):
+class KeyRequest(RequestBody):
     """Body of ``POST /api/keys``."""
 
     name: Annotated[str, schema_rule(minLength=1, maxLength=100)] = Field(

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Response
-from pydantic import BaseModel, Field
+from pydantic import Field, StrictBool
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import Member, Role, User, Workspace
 from benchbook.contracts.common import schema_rule
@@ -28,24 +28,26 @@ ACCOUNT_BODY_BYTES = 16 * 1024
 
 #: ``services.accounts``' rules: an email is name@host once trimmed, a display name at most 200
 #: characters once trimmed (empty: the email's name).
-EMAIL_PATTERN = r"^\s*[^@\s\x00]{1,200}@[^@\s\x00]{1,200}\s*$"
-DISPLAY_NAME_PATTERN = r"^\s*(?:[^\s\x00](?:[^\x00]{0,198}[^\s\x00])?)?\s*$"
+EMAIL_PATTERN = r"^[ \t\n\r]*[^@\s\x00-\x1f\x85]{1,200}@[^@\s\x00-\x1f\x85]{1,200}[ \t\n\r]*$"
+DISPLAY_NAME_PATTERN = (
+    r"^\s*(?:[^\s\x00\x1c-\x1f\x85](?:[^\x00]{0,198}[^\s\x00\x1c-\x1f\x85])?)?\s*$"
+)
 
 
-class MemberRequest(BaseModel):
+class MemberRequest(RequestBody):
     """Body of ``POST /api/members``."""
 
     user: str = Field(description="The user's email or id.")
     role: Role = "member"
 
 
-class RoleRequest(BaseModel):
+class RoleRequest(RequestBody):
     """Body of ``PUT /api/members/{user}/role``."""
 
     role: Role
 
 
-class UserRequest(BaseModel):
+class UserRequest(RequestBody):
     """Body of ``POST /api/users``; without ``password`` the user signs in with API keys only."""
 
     email: Annotated[str, schema_rule(pattern=EMAIL_PATTERN)]
@@ -53,10 +55,10 @@ class UserRequest(BaseModel):
     password: Annotated[str, schema_rule(minLength=MIN_PASSWORD_CHARS)] | None = Field(
         default=None, description="At least 8 characters."
     )
-    installation_admin: bool = False
+    installation_admin: StrictBool = False
 
 
-class WorkspaceRequest(BaseModel):
+class WorkspaceRequest(RequestBody):
     """Body of ``POST /api/workspaces``."""
 
     id: Annotated[str, schema_rule(pattern=WORKSPACE_RE.pattern)] = Field(

@@ -9,11 +9,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.datasets import VERSION_TAG_PATTERN
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
@@ -163,7 +162,7 @@ SCORECARD_TAG_PATTERN = (
 )
 
 
-class ScorecardTagsRequest(BaseModel):
+class ScorecardTagsRequest(RequestBody):
     """Body of ``PUT /api/scorecards/{id}/tags``: the complete tag list (replaces the current)."""
 
     tags: Annotated[

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import SecretInfo, SecretScope
 from benchbook.contracts.common import schema_rule
@@ -30,7 +30,7 @@ SecretNameParam = Annotated[
 ]
 
 
-class SecretValue(BaseModel):
+class SecretValue(RequestBody):
     """Body of ``PUT /api/secrets/{scope}/{name}``: the value (1 byte to 64 KiB of UTF-8)."""
 
     value: Annotated[str, schema_rule(minLength=1)] = Field(

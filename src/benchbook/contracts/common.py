@@ -120,7 +120,13 @@ SEMVER_PATTERN = (
 _HF_PART = "[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
 HF_DATASET_ID_PATTERN = rf"^(?!.*(?:--|\.\.))(?:{_HF_PART}/)?{_HF_PART}$"
 #: A tag: at most 100 characters and not empty once surrounding whitespace is trimmed.
-TAG_PATTERN = r"^\s*[^\s\x00](?:[^\x00]{0,98}[^\s\x00])?\s*$"
+TAG_PATTERN = r"^\s*[^\s\x00\x1c-\x1f\x85](?:[^\x00]{0,98}[^\s\x00\x1c-\x1f\x85])?\s*$"
+#: An http(s) URL with a host, surrounding whitespace allowed (trimmed). Hosts are stated as
+#: ASCII (names, IPv4, percent-escapes): a little stricter than ``urlsplit``, never looser.
+HTTP_URL_PATTERN = (
+    r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~%!$&'()*+,;=-]+(?::[0-9]{1,5})?"
+    r"(?:[/?#][^\s\x00-\x1f\x7f-\x9f]*)?\s*$"
+)
 #: No character of Unicode category Cc (C0 controls, DEL, C1 controls).
 NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
 #: No NUL (PostgreSQL text cannot hold it).
@@ -139,7 +145,7 @@ SemVerStr = Annotated[
 ]
 """A SemVer 2.0.0 version string."""
 
-HttpUrl = Annotated[str, AfterValidator(_check_http_url)]
+HttpUrl = Annotated[str, AfterValidator(_check_http_url), schema_rule(pattern=HTTP_URL_PATTERN)]
 """An ``http(s)`` URL; ``javascript:``, ``data:`` and other schemes are rejected."""
 
 Tag = Annotated[str, schema_rule(pattern=TAG_PATTERN)]
@@ -169,13 +175,14 @@ def _given(field: str) -> dict[str, Any]:
     return {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
 
 
-def exactly_one_of(*fields: str) -> dict[str, Any]:
+def exactly_one_of(**fields: str) -> dict[str, Any]:
     """JSON Schema (for ``model_config``'s ``json_schema_extra``) of a model validator's "give
     exactly one of ``fields``" (the others absent or null), so OpenAPI clients and schemathesis
-    see the rule the validator enforces."""
-    branches = []
-    for field in fields:
-        branch = _given(field)
+    see the rule the validator enforces; ``fields`` maps each name to its JSON type
+    (``spec="object"``)."""
+    branches: list[dict[str, Any]] = []
+    for field, kind in fields.items():
+        branch: dict[str, Any] = {"required": [field], "properties": {field: {"type": kind}}}
         for other in fields:
             if other != field:
                 branch["properties"][other] = {"type": "null"}

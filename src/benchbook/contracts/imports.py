@@ -35,7 +35,7 @@ class ImportRequest(BaseModel):
     model_config = ConfigDict(
         **STRICT,
         json_schema_extra={
-            **exactly_one_of("spec", "recipe", "benchmark"),
+            **exactly_one_of(spec="object", recipe="object", benchmark="string"),
             **not_both("version", "bump"),
         },
     )
