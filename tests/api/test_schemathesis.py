@@ -10,8 +10,9 @@ repository (404 ``RepoNotFound``), so operations that reach it stay fast and off
 No check and no operation is excluded. The failures still open are listed, each with its
 cause, in :data:`OPEN_FAILURES`; any other fails the test.
 
-Measured (2 cores shared with other jobs, load ~13): 10 examples → ~3,400 requests and about
-50 s of CPU a backend (255-355 s wall under that load); 100 examples on PostgreSQL: 216 s wall.
+Measured on the 2-core machine: 10 examples → ~3,400 requests and ~50 s of CPU a backend;
+wall 136 s (SQLite) and 62 s (PostgreSQL) at load ~3, 255-355 s at load ~13; 100 examples on
+PostgreSQL: 216 s wall at load ~13.
 """
 
 from __future__ import annotations
