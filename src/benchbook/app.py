@@ -15,6 +15,7 @@ from sqlalchemy import Engine
 
 import benchbook
 from benchbook.api.app import install_api
+from benchbook.api.document import literal_wins
 from benchbook.mcp.server import mount_mcp, run_stdio
 from benchbook.services.context import open_engine
 from benchbook.services.throttle import LoginThrottle
@@ -39,7 +40,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
         openapi_url="/api/openapi.json",
         docs_url=None,  # api/docs.py serves /api/docs with its assets (offline)
         redoc_url=None,
-        dependencies=[Depends(request_text)],
+        dependencies=[Depends(request_text), Depends(literal_wins)],
     )
     app.state.settings = settings
     app.state.engine = engine if engine is not None else open_engine(settings)

@@ -56,10 +56,10 @@ def test_a_body_must_hold_1_to_10000_characters_after_trim(team: Team) -> None:
 
 def test_a_reply_needs_a_parent_on_the_same_resource(team: Team) -> None:
     on_pub = create_comment(team.member, "dataset", "pub", "shared note")
-    with pytest.raises(InvalidInput) as err:
+    with pytest.raises(NotFound) as err:
         create_comment(team.member, "dataset", "ds", "reply", parent_id=on_pub.id)
     assert err.value.details["errors"][0]["path"] == "parent_id"
-    with pytest.raises(InvalidInput):
+    with pytest.raises(NotFound):
         create_comment(team.member, "dataset", "ds", "reply", parent_id=999_999)
     assert _bodies(team.member) == []
 
@@ -176,5 +176,5 @@ def test_another_workspaces_comments_stay_out_of_a_shared_datasets_activity(team
     create_comment(team.outsider, "dataset", "pub", "theirs")
     kinds = [i.kind for i in datasets.get_dataset_activity(team.member, "pub").items]
     assert kinds == ["registered"]
-    with pytest.raises(InvalidInput):
+    with pytest.raises(NotFound):  # a cursor naming no item of this timeline
         datasets.get_dataset_activity(team.member, "pub", before=10**9)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.services.auth import (
     SESSION_TTL,
@@ -25,7 +25,7 @@ from benchbook.transports.auth import SESSION_COOKIE, app_engine, app_settings, 
 router = APIRouter(prefix="/api", tags=["accounts"])
 
 
-class LoginRequest(BaseModel):
+class LoginRequest(RequestBody):
     """Email + password, and optionally the workspace to act in."""
 
     email: str

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from sqlalchemy import Engine
 
@@ -30,6 +31,7 @@ from benchbook.api import (
     secrets,
 )
 from benchbook.api.docs import add_security_schemes, mount_docs
+from benchbook.api.document import add_shared_rules, literal_methods
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
@@ -60,6 +62,7 @@ def _openapi_with_bodies(app: FastAPI) -> dict[str, Any]:
         components.setdefault(model.__name__, body)
     _drop_422(schema)
     add_security_schemes(schema)
+    add_shared_rules(schema)
     app.openapi_schema = schema
     return schema
 
@@ -80,23 +83,40 @@ def _drop_422(schema: dict[str, Any]) -> None:
     }
 
 
+#: Every router of the API, in routing order (a new noun's router goes here).
+ROUTERS: tuple[APIRouter, ...] = (
+    datasets.router,
+    hf.router,
+    benchmarks.router,
+    recipes.router,
+    jobs.router,
+    harnesses.router,
+    runs.router,
+    localization.router,
+    accounts.router,
+    comments.router,
+    secrets.router,
+    keys.router,
+    members.router,
+)
+
+
 def install_api(app: FastAPI) -> None:
     """Add the HTTP API to ``app`` (built by ``benchbook.app.create_app``, which set
     ``app.state.engine`` and ``app.state.settings``): its error envelope, the routers of every
     noun, ``/api/health`` and the OpenAPI document with the raw-body models."""
     install_error_handlers(app)
     mount_docs(app)
-    app.include_router(datasets.router)
-    app.include_router(hf.router)
-    app.include_router(benchmarks.router)
-    app.include_router(recipes.router)
-    app.include_router(jobs.router)
-    app.include_router(harnesses.router)
-    app.include_router(runs.router)
-    app.include_router(localization.router)
-    app.include_router(accounts.router)
-    for router in (comments.router, secrets.router, keys.router, members.router):
+    for router in ROUTERS:
         app.include_router(router)
+    app.state.literal_methods = literal_methods(
+        [
+            (route.path, route.methods)
+            for router in ROUTERS
+            for route in router.routes
+            if isinstance(route, APIRoute)
+        ]
+    )
 
     @app.get("/api/health", operation_id="get_health", response_model=Health, tags=["meta"])
     def health(request: Request) -> Health:

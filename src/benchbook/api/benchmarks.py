@@ -34,11 +34,12 @@ IMPORT_BODY: dict[str, Any] = {
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
+                    "additionalProperties": False,
                     "required": [REQUEST_FIELD],
                     "properties": {
                         REQUEST_FIELD: {
-                            "type": "string",
-                            "description": "An ImportRequest as JSON text.",
+                            "$ref": "#/components/schemas/ImportRequest",
+                            "description": "An ImportRequest as JSON (see ``encoding``).",
                         },
                         FILE_FIELD: {
                             "type": "string",
@@ -46,7 +47,8 @@ IMPORT_BODY: dict[str, Any] = {
                             "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted.",
                         },
                     },
-                }
+                },
+                "encoding": {REQUEST_FIELD: {"contentType": "application/json"}},
             },
         },
     }

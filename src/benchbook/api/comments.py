@@ -9,28 +9,40 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
-from benchbook.contracts.comment import Comment, ResourceType
+from benchbook.contracts.comment import MAX_COMMENT_CHARS, Comment, CommentableType
+from benchbook.contracts.common import schema_rule
 from benchbook.services import comments as svc
+from benchbook.services.bounds import INT64_MAX
 from benchbook.transports.limits import body_limit
 
 router = APIRouter(prefix="/api/comments", tags=["comments"])
 
 COMMENT_BODY_BYTES = 128 * 1024
+_SOLID = r"[^\s\x00\x1c-\x1f\x85]"
+BODY_PATTERN = rf"^\s*{_SOLID}(?:[^\x00]{{0,{MAX_COMMENT_CHARS - 2}}}{_SOLID})?\s*$"
+"""A comment body: 1-10,000 characters once surrounding whitespace is trimmed."""
+CommentId = Annotated[
+    int, Path(json_schema_extra={"minimum": 1, "exclusiveMaximum": INT64_MAX + 1})
+]
 """Bound of a comment request: 10,000 characters even when every one is a JSON escape."""
 
 
-class CommentRequest(BaseModel):
+class CommentRequest(RequestBody):
     """Body of ``POST /api/comments``: the resource, the text and optionally the parent."""
 
-    resource_type: ResourceType
+    resource_type: CommentableType
     resource_id: str = Field(description="The resource's id, e.g. a dataset id.")
-    body: str = Field(description="1-10,000 characters after trimming.")
-    parent_id: int | None = Field(default=None, description="The comment replied to.")
+    body: Annotated[str, schema_rule(pattern=BODY_PATTERN)] = Field(
+        description="1-10,000 characters after trimming."
+    )
+    parent_id: Annotated[int, schema_rule(minimum=1, exclusiveMaximum=INT64_MAX + 1)] | None = (
+        Field(default=None, description="The comment replied to (404 when not on this resource).")
+    )
 
 
 @router.get(
@@ -41,7 +53,7 @@ class CommentRequest(BaseModel):
 )
 def list_comments(
     ctx: ContextDep,
-    resource_type: Annotated[ResourceType, Query(description="dataset, recipe, run, scorecard")],
+    resource_type: Annotated[CommentableType, Query(description="dataset")],
     resource_id: Annotated[str, Query(description="The resource's id.")],
 ) -> list[Comment]:
     """The workspace's comments on one resource, oldest first (replies carry ``parent_id``).
@@ -72,7 +84,7 @@ def create_comment(ctx: ContextDep, request: CommentRequest) -> Comment:
     response_class=Response,
     responses=error_responses(403, 404),
 )
-def delete_comment(ctx: ContextDep, comment_id: int) -> Response:
+def delete_comment(ctx: ContextDep, comment_id: CommentId) -> Response:
     """Delete a comment and its replies: its author or an admin (else 403); 404 when it is in
     another workspace or already deleted."""
     svc.delete_comment(ctx, comment_id)

@@ -13,12 +13,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts import Case, DatasetDiff
+from benchbook.contracts.common import SEMVER_PATTERN, schema_rule
 from benchbook.contracts.registry import (
     ActivityPage,
     DatasetPage,
@@ -28,8 +28,10 @@ from benchbook.contracts.registry import (
     ValidationReport,
     VersionInfo,
 )
+from benchbook.datasets.versions import LATEST, MAX_TAG_CHARS, MAX_TAGS_PER_VERSION
 from benchbook.errors import InvalidInput
 from benchbook.services import datasets as svc
+from benchbook.services.bounds import INT64_MAX
 from benchbook.services.context import Context
 
 router = APIRouter(prefix="/api/datasets", tags=["datasets"])
@@ -41,22 +43,40 @@ DATASET_BODY: dict[str, Any] = {
         "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Dataset"}}},
     }
 }
+#: ``requestBody`` of ``POST /api/datasets/validate``: any JSON object (its problems are the
+#: answer, 200 with ``ok: false``).
+ANY_OBJECT_BODY: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"type": "object"}}},
+    }
+}
+_TAG_CHAR = r"[^\s\x00-\x1f\x7f-\x9f]"
+#: A version tag (``datasets.versions.clean_version_tags``): once trimmed, 1-60 characters
+#: without control characters, neither ``latest`` nor a SemVer version.
+VERSION_TAG_PATTERN = (
+    rf"^(?!\s*(?:{LATEST}|{SEMVER_PATTERN[1:-1]})\s*$)\s*"
+    rf"{_TAG_CHAR}(?:[^\x00-\x1f\x7f-\x9f]{{0,{MAX_TAG_CHARS - 2}}}{_TAG_CHAR})?\s*$"
+)
 EXPORT_CHUNK_BYTES = 256 * 1024
 
 Limit = Annotated[int, Query(ge=1, le=svc.MAX_PAGE, description="Page size (1–1000).")]
 Shared = Annotated[bool, Query(description="Write into the _shared tier (installation admins).")]
 
 
-class TagsRequest(BaseModel):
+class TagsRequest(RequestBody):
     """Body of ``PUT …/tags``: the version's complete tag list (replaces the current one)."""
 
-    tags: list[str]
+    tags: Annotated[
+        list[Annotated[str, schema_rule(pattern=VERSION_TAG_PATTERN)]],
+        schema_rule(maxItems=MAX_TAGS_PER_VERSION),
+    ]
 
 
-class DeleteRequest(BaseModel):
+class DeleteRequest(RequestBody):
     """Body of ``DELETE /api/datasets/{id}``: exact versions; omit ``versions`` for all."""
 
-    versions: list[str] | None = None
+    versions: Annotated[list[str], schema_rule(minItems=1)] | None = None
 
 
 def _register_buffer(ctx: Context, buf: bytearray, shared: bool) -> RegisterResult:
@@ -109,7 +129,7 @@ def _validate_buffer(ctx: Context, buf: bytearray, shared: bool) -> ValidationRe
     "/validate",
     operation_id="validate_dataset",
     response_model=ValidationReport,
-    openapi_extra=DATASET_BODY,
+    openapi_extra=ANY_OBJECT_BODY,
     responses=error_responses(400, 403, 413),
 )
 async def validate_dataset(
@@ -136,7 +156,7 @@ def list_datasets(
     owner: svc.OwnerFilter = "all",
     sort: svc.SortKey = "name",
     limit: Limit = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, json_schema_extra={"exclusiveMaximum": INT64_MAX + 1})] = 0,
 ) -> DatasetPage:
     """Datasets visible here (own ids and unshadowed ``_shared`` ids), searched, sorted, paged."""
     return svc.list_datasets(ctx, search, owner, sort, limit, offset)
@@ -163,7 +183,13 @@ def get_dataset(
     ctx: ContextDep,
     dataset_id: str,
     ref: str,
-    after: Annotated[int | None, Query(description="``next_after`` of the previous page.")] = None,
+    after: Annotated[
+        int | None,
+        Query(
+            description="``next_after`` of the previous page.",
+            json_schema_extra={"minimum": 0, "maximum": svc.MAX_AFTER},
+        ),
+    ] = None,
     limit: Limit = 50,
 ) -> DatasetView:
     """A version (SemVer, ``latest`` or a tag) with one keyset page of cases."""
@@ -229,14 +255,15 @@ def diff_datasets(
 
 
 @router.delete(
-    "/{dataset_id}/versions/{version}",
+    "/{dataset_id}/versions/{ref}",
     operation_id="delete_dataset_version",
     response_model=DeleteResult,
     responses=error_responses(403, 404),
 )
-def delete_dataset_version(ctx: ContextDep, dataset_id: str, version: str) -> DeleteResult:
-    """Tombstone one exact version (not ``latest``, not a tag) of the caller's workspace."""
-    return svc.delete_dataset_version(ctx, dataset_id, version)
+def delete_dataset_version(ctx: ContextDep, dataset_id: str, ref: str) -> DeleteResult:
+    """Tombstone one exact version ``ref`` (not ``latest``, not a tag: 404) of the caller's
+    workspace. (``ref`` as in ``GET`` on the same path, which also takes tags.)"""
+    return svc.delete_dataset_version(ctx, dataset_id, ref)
 
 
 @router.delete(
@@ -251,13 +278,14 @@ def delete_dataset_versions(
     versions: Annotated[list[str] | None, Query(description="Exact versions.")] = None,
     body: Annotated[DeleteRequest | None, Body()] = None,
 ) -> DeleteResult:
-    """Tombstone versions all-or-nothing; ``versions`` in the body or query, omitted = all.
+    """Tombstone versions all-or-nothing; ``versions`` in the body, the query or both (all
+    named ones), omitted = all.
 
     One missing or forbidden version rejects the whole request and deletes nothing.
     """
-    if body is not None and body.versions is not None and versions is not None:
-        raise InvalidInput("give versions in the body or in the query, not both")
-    chosen = body.versions if body is not None and body.versions is not None else versions
+    named = [*(body.versions or [] if body is not None else []), *(versions or [])]
+    given = (body is not None and body.versions is not None) or versions is not None
+    chosen = list(dict.fromkeys(named)) if given else None
     return svc.delete_dataset_versions(ctx, dataset_id, chosen)
 
 
@@ -284,7 +312,11 @@ def get_dataset_activity(
     ctx: ContextDep,
     dataset_id: str,
     before: Annotated[
-        int | None, Query(description="``next_before`` of the previous page.")
+        int | None,
+        Query(
+            description="``next_before`` of the previous page.",
+            json_schema_extra={"minimum": 0, "exclusiveMaximum": INT64_MAX + 1},
+        ),
     ] = None,
     limit: Limit = 50,
 ) -> ActivityPage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
+from pydantic import BaseModel, ConfigDict
 
 from benchbook.services.context import Context
 from benchbook.transports.auth import app_engine, app_settings, request_principal
@@ -29,3 +30,12 @@ def get_context(request: Request) -> Context:
 
 ContextDep = Annotated[Context, Depends(get_context)]
 """Route parameter type: ``ctx: ContextDep``."""
+
+
+class RequestBody(BaseModel):
+    """Base of the API's own request bodies. Unknown members are ignored, as the document
+    allows; booleans are declared ``StrictBool`` (lax ``bool`` would take ``0``, which the
+    document calls no boolean), while integers stay lax (``5.0`` is an integer in JSON
+    Schema)."""
+
+    model_config = ConfigDict(extra="ignore")

@@ -11,12 +11,20 @@ from fastapi import APIRouter, Query
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
+from benchbook.contracts.common import HF_DATASET_ID_PATTERN
 from benchbook.datasets.sources.hf_search import HfDatasetHit, HfFileListing, HfSplit
 from benchbook.services import hf as svc
 
 router = APIRouter(prefix="/api/benchmarks/hf", tags=["huggingface"])
 
-Dataset = Annotated[str, Query(min_length=1, description="A dataset id, owner/name.")]
+Dataset = Annotated[
+    str,
+    Query(
+        min_length=1,
+        description="A dataset id, owner/name.",
+        json_schema_extra={"pattern": HF_DATASET_ID_PATTERN},
+    ),
+]
 
 
 @router.get(

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import ApiKeyInfo, CreatedApiKey, KeyScope
+from benchbook.contracts.common import schema_rule
 from benchbook.services import keys as svc
 from benchbook.transports.limits import body_limit
 
@@ -23,10 +24,12 @@ KEY_BODY_BYTES = 16 * 1024
 """Bound of a key request (a name, a scope and a user)."""
 
 
-class KeyRequest(BaseModel):
+class KeyRequest(RequestBody):
     """Body of ``POST /api/keys``."""
 
-    name: str = Field(description="1-100 characters, e.g. 'ci' or 'laptop'.")
+    name: Annotated[str, schema_rule(minLength=1, maxLength=100)] = Field(
+        description="1-100 characters, e.g. 'ci' or 'laptop'."
+    )
     scope: KeyScope = Field(default="write", description="read, write or admin (≤ owner's role).")
     user: str | None = Field(default=None, description="Owner's email or id (admins); omit: you.")
 

@@ -7,7 +7,7 @@ subprocesses, so their routes run in the thread pool.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
 from pydantic import JsonValue
@@ -24,6 +24,17 @@ from benchbook.contracts.localization import (
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.services import localization as svc
 from benchbook.services import swebench
+
+#: A SWE-bench harness report: at least one instance, each an object with a boolean
+#: ``resolved`` (``services.swebench``).
+SWEBENCH_REPORT_RULE: dict[str, Any] = {
+    "minProperties": 1,
+    "additionalProperties": {
+        "type": "object",
+        "required": ["resolved"],
+        "properties": {"resolved": {"type": "boolean"}},
+    },
+}
 
 router = APIRouter(prefix="/api/runs/{run_id}", tags=["localization"])
 SAMPLE = Annotated[int, Query(ge=0, description="Which repeat (one row per instance).")]
@@ -85,7 +96,9 @@ def export_swebench_predictions(
 async def import_swebench_report(
     ctx: ContextDep,
     run_id: str,
-    report: Annotated[dict[str, JsonValue], Body(embed=True)],
+    report: Annotated[
+        dict[str, JsonValue], Body(embed=True, json_schema_extra=SWEBENCH_REPORT_RULE)
+    ],
     sample: Annotated[int, Body(embed=True, ge=0)] = 0,
 ) -> Scorecard:
     """Import a SWE-bench harness report as ``swe-bench`` scores: a new scorecard. 400 names a

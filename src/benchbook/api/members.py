@@ -7,13 +7,17 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Response
-from pydantic import BaseModel, Field
+from typing import Annotated
 
-from benchbook.api.deps import ContextDep
+from fastapi import APIRouter, Response
+from pydantic import Field, StrictBool
+
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import Member, Role, User, Workspace
+from benchbook.contracts.common import schema_rule
 from benchbook.services import accounts as svc
+from benchbook.services.accounts import MIN_PASSWORD_CHARS, WORKSPACE_RE
 from benchbook.transports.limits import body_limit
 
 router = APIRouter(prefix="/api", tags=["members"])
@@ -22,32 +26,44 @@ ACCOUNT_BODY_BYTES = 16 * 1024
 """Bound of member, user and workspace requests (a few short fields)."""
 
 
-class MemberRequest(BaseModel):
+#: ``services.accounts``' rules: an email is name@host once trimmed, a display name at most 200
+#: characters once trimmed (empty: the email's name).
+EMAIL_PATTERN = r"^[ \t\n\r]*[^@\s\x00-\x1f\x85]{1,200}@[^@\s\x00-\x1f\x85]{1,200}[ \t\n\r]*$"
+DISPLAY_NAME_PATTERN = (
+    r"^\s*(?:[^\s\x00\x1c-\x1f\x85](?:[^\x00]{0,198}[^\s\x00\x1c-\x1f\x85])?)?\s*$"
+)
+
+
+class MemberRequest(RequestBody):
     """Body of ``POST /api/members``."""
 
     user: str = Field(description="The user's email or id.")
     role: Role = "member"
 
 
-class RoleRequest(BaseModel):
+class RoleRequest(RequestBody):
     """Body of ``PUT /api/members/{user}/role``."""
 
     role: Role
 
 
-class UserRequest(BaseModel):
+class UserRequest(RequestBody):
     """Body of ``POST /api/users``; without ``password`` the user signs in with API keys only."""
 
-    email: str
-    display_name: str = ""
-    password: str | None = Field(default=None, description="At least 8 characters.")
-    installation_admin: bool = False
+    email: Annotated[str, schema_rule(pattern=EMAIL_PATTERN)]
+    display_name: Annotated[str, schema_rule(pattern=DISPLAY_NAME_PATTERN)] = ""
+    password: Annotated[str, schema_rule(minLength=MIN_PASSWORD_CHARS)] | None = Field(
+        default=None, description="At least 8 characters."
+    )
+    installation_admin: StrictBool = False
 
 
-class WorkspaceRequest(BaseModel):
+class WorkspaceRequest(RequestBody):
     """Body of ``POST /api/workspaces``."""
 
-    id: str = Field(description="1-64 of [a-z0-9_-], starting with a letter or digit.")
+    id: Annotated[str, schema_rule(pattern=WORKSPACE_RE.pattern)] = Field(
+        description="1-64 of [a-z0-9_-], starting with a letter or digit."
+    )
     name: str = ""
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
-from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.datasets import VERSION_TAG_PATTERN
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
+from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import (
@@ -25,6 +26,7 @@ from benchbook.contracts.run import (
     Trace,
 )
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.datasets.versions import MAX_TAGS_PER_VERSION
 from benchbook.services import comparisons
 from benchbook.services import run_reports as reports
 from benchbook.services import run_results as results
@@ -94,7 +96,13 @@ def get_run(ctx: ContextDep, run_id: str) -> Run:
 def list_run_results(
     ctx: ContextDep,
     run_id: str,
-    after: Annotated[str | None, Query(description="Cursor 'position:sample'.")] = None,
+    after: Annotated[
+        str | None,
+        Query(
+            description="Cursor 'position:sample' (``next_after``).",
+            json_schema_extra={"pattern": results.RESULTS_CURSOR_PATTERN},
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
     outcome: Annotated[
         ResultFilter | None,
@@ -163,7 +171,9 @@ def retry_run(ctx: ContextDep, run_id: str) -> Run:
     responses=error_responses(400, 403, 404, 409),
 )
 async def rescore_run(
-    ctx: ContextDep, run_id: str, graders: Annotated[list[GraderSpec], Body(embed=True)]
+    ctx: ContextDep,
+    run_id: str,
+    graders: Annotated[list[GraderSpec], Body(embed=True, json_schema_extra={"minItems": 1})],
 ) -> Scorecard:
     """Grade the run's saved traces under another plan (no harness call): a new scorecard."""
     return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders)
@@ -180,10 +190,19 @@ def list_scorecards(ctx: ContextDep, run_id: str) -> list[Scorecard]:
     return cards.list_scorecards(ctx, run_id)
 
 
-class ScorecardTagsRequest(BaseModel):
+#: A scorecard tag: a version tag (``VERSION_TAG_PATTERN``) not shaped like an id.
+SCORECARD_TAG_PATTERN = (
+    "^(?!\\s*(?:" + "|".join(cards.ID_PREFIXES) + "))" + VERSION_TAG_PATTERN.removeprefix("^")
+)
+
+
+class ScorecardTagsRequest(RequestBody):
     """Body of ``PUT /api/scorecards/{id}/tags``: the complete tag list (replaces the current)."""
 
-    tags: list[str]
+    tags: Annotated[
+        list[Annotated[str, schema_rule(pattern=SCORECARD_TAG_PATTERN)]],
+        schema_rule(maxItems=MAX_TAGS_PER_VERSION),
+    ]
 
 
 @router.get(

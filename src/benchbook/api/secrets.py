@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
-from pydantic import BaseModel, Field
+from fastapi import APIRouter, Path, Query, Response
+from pydantic import Field
 
-from benchbook.api.deps import ContextDep
+from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.accounts import SecretInfo, SecretScope
+from benchbook.contracts.common import schema_rule
 from benchbook.services import secrets as svc
 from benchbook.transports.limits import body_limit
 
@@ -24,10 +25,17 @@ SECRET_BODY_BYTES = 8 * svc.MAX_VALUE_BYTES
 """Bound of a secret request: a 64 KiB value even when JSON-escaped byte by byte."""
 
 
-class SecretValue(BaseModel):
+SecretNameParam = Annotated[
+    str, Path(json_schema_extra={"pattern": svc.NAME_RE.pattern}, description="The name.")
+]
+
+
+class SecretValue(RequestBody):
     """Body of ``PUT /api/secrets/{scope}/{name}``: the value (1 byte to 64 KiB of UTF-8)."""
 
-    value: str = Field(description="Stored encrypted; never returned by any route.")
+    value: Annotated[str, schema_rule(minLength=1)] = Field(
+        description="1-65,536 bytes (UTF-8); stored encrypted; never returned by any route."
+    )
 
 
 @router.get(
@@ -54,7 +62,9 @@ def list_secrets(
     responses=error_responses(400, 403, 413),
     openapi_extra=body_limit(SECRET_BODY_BYTES),
 )
-def set_secret(ctx: ContextDep, scope: SecretScope, name: str, body: SecretValue) -> SecretInfo:
+def set_secret(
+    ctx: ContextDep, scope: SecretScope, name: SecretNameParam, body: SecretValue
+) -> SecretInfo:
     """Create or replace a secret; answers its name and metadata, not the value. 400 for a bad
     name (``[A-Za-z_][A-Za-z0-9_.-]{0,127}``) or an empty or over-64-KiB value."""
     return svc.set_secret(ctx, name, body.value, scope)
@@ -67,7 +77,7 @@ def set_secret(ctx: ContextDep, scope: SecretScope, name: str, body: SecretValue
     response_class=Response,
     responses=error_responses(403, 404),
 )
-def delete_secret(ctx: ContextDep, scope: SecretScope, name: str) -> Response:
+def delete_secret(ctx: ContextDep, scope: SecretScope, name: SecretNameParam) -> Response:
     """Delete a secret; 404 when the scope holds none of that name."""
     svc.delete_secret(ctx, name, scope)
     return Response(status_code=204)

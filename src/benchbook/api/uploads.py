@@ -15,6 +15,7 @@ from fastapi import Request
 
 from benchbook.datasets.sources import json_docs
 from benchbook.errors import InvalidInput, PayloadTooLarge
+from benchbook.services.bounds import check_text
 
 
 def too_large(limit_bytes: int, seen_bytes: int | None = None) -> PayloadTooLarge:
@@ -78,13 +79,14 @@ def parse_json_body(buf: bytearray | bytes, what: str = "request body") -> Any:
     """Parse JSON with orjson; a syntax error is InvalidInput naming line, column and position.
 
     Raises:
-        InvalidInput: empty body or malformed JSON; ``details`` has ``line``, ``column`` (1-based)
-            and ``position`` (0-based character offset) as reported by orjson.
+        InvalidInput: empty body; malformed JSON (``details`` has ``line``, ``column``
+            (1-based) and ``position`` (0-based character offset) as reported by orjson); NUL
+            or a lone surrogate in a string or key (the field named).
     """
     if not buf:
         raise InvalidInput(f"{what} is empty; send a JSON object")
     try:
-        return json_docs.loads(buf)  # integers beyond 64 bits stay exact
+        payload = json_docs.loads(buf)  # integers beyond 64 bits stay exact
     except json_docs.DuplicateKey as exc:
         message = f"duplicate key {exc.key!r} in one JSON object at line {exc.line}"
         raise InvalidInput(
@@ -107,3 +109,5 @@ def parse_json_body(buf: bytearray | bytes, what: str = "request body") -> Any:
                 "errors": [{"path": "(body)", "message": reason}],
             },
         ) from exc
+    check_text(payload)  # NUL or a lone surrogate: 400 naming the field, as for parsed bodies
+    return payload

@@ -10,6 +10,10 @@ from pydantic import BaseModel
 ResourceType = Literal["dataset", "recipe", "run", "scorecard"]
 """The kinds of resource that take comments."""
 
+CommentableType = Literal["dataset"]
+"""The kinds a comment can be written on or listed for today (``services.comments``
+``RESOURCE_CHECKS``); recipes, runs and scorecards join as their checks land."""
+
 MAX_COMMENT_CHARS = 10_000
 """Longest comment body, counted in characters after trimming."""
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Annotated
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import semver
-from pydantic import AfterValidator, ConfigDict, StringConstraints
+from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
 
 #: Strict models: unknown fields are errors, so a typo never silently drops data. NaN and
 #: infinities are errors too: JSON has no such numbers and the canonical body would hold null.
@@ -102,27 +102,106 @@ def _clean_tags(values: list[str]) -> list[str]:
     return list(seen)
 
 
-ResourceId = Annotated[str, AfterValidator(_check_resource_id)]
+def schema_rule(**keywords: Any) -> Any:
+    """``Annotated`` metadata stating in the JSON Schema (and so in OpenAPI) the rule a validator
+    beside it enforces, e.g. ``schema_rule(pattern="^[a-z]+$")``. The validator keeps its own
+    message; the keywords must say exactly what it accepts (schemathesis checks both ways)."""
+    return Field(json_schema_extra=keywords)
+
+
+#: JSON Schema spellings of the rules above (ECMA-262 regexes, read by OpenAPI clients).
+RESOURCE_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+SEMVER_PATTERN = (
+    r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)"
+    r"(?:-((?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*)"
+    r"(?:\.(?:0|[1-9][0-9]*|[0-9]*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+_HF_PART = "[A-Za-z0-9](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9])?"
+HF_DATASET_ID_PATTERN = rf"^(?!.*(?:--|\.\.))(?:{_HF_PART}/)?{_HF_PART}$"
+#: A tag: at most 100 characters and not empty once surrounding whitespace is trimmed.
+TAG_PATTERN = r"^\s*[^\s\x00\x1c-\x1f\x85](?:[^\x00]{0,98}[^\s\x00\x1c-\x1f\x85])?\s*$"
+#: An http(s) URL with a host, surrounding whitespace allowed (trimmed). Hosts are stated as
+#: ASCII (names, IPv4, percent-escapes): a little stricter than ``urlsplit``, never looser.
+HTTP_URL_PATTERN = (
+    r"^\s*[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9._~%!$&'()*+,;=-]+(?::[0-9]{1,5})?"
+    r"(?:[/?#][^\s\x00-\x1f\x7f-\x9f]*)?\s*$"
+)
+#: No character of Unicode category Cc (C0 controls, DEL, C1 controls).
+NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+#: No NUL (PostgreSQL text cannot hold it).
+NO_NUL_PATTERN = r"^[^\x00]*$"
+
+
+ResourceId = Annotated[
+    str, AfterValidator(_check_resource_id), schema_rule(pattern=RESOURCE_ID_PATTERN)
+]
 """An id that appears in URLs: 1–128 chars of ``[A-Za-z0-9][A-Za-z0-9._-]*``."""
 
-SemVerStr = Annotated[str, AfterValidator(_check_semver)]
+SemVerStr = Annotated[
+    str,
+    AfterValidator(_check_semver),
+    schema_rule(pattern=SEMVER_PATTERN, maxLength=MAX_VERSION_CHARS),
+]
 """A SemVer 2.0.0 version string."""
 
-HttpUrl = Annotated[str, AfterValidator(_check_http_url)]
+HttpUrl = Annotated[str, AfterValidator(_check_http_url), schema_rule(pattern=HTTP_URL_PATTERN)]
 """An ``http(s)`` URL; ``javascript:``, ``data:`` and other schemes are rejected."""
 
-ContentTags = Annotated[list[str], AfterValidator(_clean_tags)]
+Tag = Annotated[str, schema_rule(pattern=TAG_PATTERN)]
+ContentTags = Annotated[list[Tag], AfterValidator(_clean_tags)]
 """Content tags: trimmed, non-empty, de-duplicated keeping first-seen order."""
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
 
 CaseId = Annotated[
-    str, StringConstraints(min_length=1, max_length=512), AfterValidator(_check_no_control_chars)
+    str,
+    StringConstraints(min_length=1, max_length=512),
+    AfterValidator(_check_no_control_chars),
+    schema_rule(pattern=NO_CONTROL_PATTERN),
 ]
 """A case id: 1–512 characters, no control characters (spaces and ``/`` are fine)."""
 
-HfDatasetId = Annotated[str, AfterValidator(_check_hf_dataset_id)]
+HfDatasetId = Annotated[
+    str, AfterValidator(_check_hf_dataset_id), schema_rule(pattern=HF_DATASET_ID_PATTERN)
+]
 """A Hugging Face dataset id (``owner/name``) as the Hub spells them."""
 
-TextNoNul = Annotated[str, AfterValidator(_check_no_nul)]
+TextNoNul = Annotated[str, AfterValidator(_check_no_nul), schema_rule(pattern=NO_NUL_PATTERN)]
 """Free text stored in a plain column (a description): anything but NUL."""
+
+
+def _given(field: str) -> dict[str, Any]:
+    return {"required": [field], "properties": {field: {"not": {"type": "null"}}}}
+
+
+def exactly_one_of(**fields: str) -> dict[str, Any]:
+    """JSON Schema (for ``model_config``'s ``json_schema_extra``) of a model validator's "give
+    exactly one of ``fields``" (the others absent or null), so OpenAPI clients and schemathesis
+    see the rule the validator enforces; ``fields`` maps each name to its JSON type
+    (``spec="object"``)."""
+    branches: list[dict[str, Any]] = []
+    for field, kind in fields.items():
+        branch: dict[str, Any] = {"required": [field], "properties": {field: {"type": kind}}}
+        for other in fields:
+            if other != field:
+                branch["properties"][other] = {"type": "null"}
+        branches.append(branch)
+    return {"oneOf": branches}
+
+
+def at_least_one_text_of(*fields: str) -> dict[str, Any]:
+    """JSON Schema of "give at least one of the text ``fields``, not empty"."""
+    return {
+        "anyOf": [
+            {"required": [f], "properties": {f: {"type": "string", "minLength": 1}}} for f in fields
+        ]
+    }
+
+
+def not_both(first: str, second: str) -> dict[str, Any]:
+    """JSON Schema of "give ``first`` or ``second``, not both" (either may be absent)."""
+    both = _given(first)
+    both["required"].append(second)
+    both["properties"][second] = {"not": {"type": "null"}}
+    return {"not": both}

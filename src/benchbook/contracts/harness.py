@@ -29,6 +29,7 @@ from benchbook.contracts.common import (
     ResourceId,
     SemVerStr,
     TextNoNul,
+    schema_rule,
 )
 
 HarnessKind = Literal["command", "openai", "python", "external"]
@@ -37,7 +38,9 @@ HarnessKind = Literal["command", "openai", "python", "external"]
 TEMPLATE_FIELDS = ("task", "case_id", "workdir", "sample")
 
 _SECRET_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
-_CALLABLE_RE = re.compile(r"[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*:[A-Za-z_][\w]*(\.[A-Za-z_][\w]*)*")
+_CALLABLE_RE = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+)
 
 
 def _check_secret_name(value: str) -> str:
@@ -52,8 +55,12 @@ def _check_callable(value: str) -> str:
     return value
 
 
-SecretName = Annotated[str, AfterValidator(_check_secret_name)]
-CallablePath = Annotated[str, AfterValidator(_check_callable)]
+SecretName = Annotated[
+    str, AfterValidator(_check_secret_name), schema_rule(pattern=f"^{_SECRET_NAME_RE.pattern}$")
+]
+CallablePath = Annotated[
+    str, AfterValidator(_check_callable), schema_rule(pattern=f"^{_CALLABLE_RE.pattern}$")
+]
 
 
 class CommandConfig(BaseModel):

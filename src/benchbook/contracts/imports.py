@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, JsonValue, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, PositiveInt, model_validator
 
-from benchbook.contracts.common import STRICT, ResourceId, SemVerStr
+from benchbook.contracts.common import STRICT, ResourceId, SemVerStr, exactly_one_of, not_both
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.provenance import Origin, Scoring
 from benchbook.contracts.recipe import FileFormat, GraderTemplate, Mapping, Recipe, RecipeSource
@@ -32,7 +32,13 @@ class ImportRequest(BaseModel):
     source. ``shared`` publishes into ``_shared`` (installation admins only).
     """
 
-    model_config = STRICT
+    model_config = ConfigDict(
+        **STRICT,
+        json_schema_extra={
+            **exactly_one_of(spec="object", recipe="object", benchmark="string"),
+            **not_both("version", "bump"),
+        },
+    )
     spec: Recipe | None = None
     recipe: RecipeRef | None = None
     benchmark: str | None = None

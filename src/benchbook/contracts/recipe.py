@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
@@ -13,6 +13,7 @@ from benchbook.contracts.common import (
     NonEmptyStr,
     ResourceId,
     SemVerStr,
+    at_least_one_text_of,
 )
 from benchbook.contracts.dataset import GraderSpec, Placement
 from benchbook.contracts.provenance import Origin, Scoring
@@ -32,7 +33,9 @@ class Mapping(BaseModel):
     answer (the default).
     """
 
-    model_config = STRICT
+    model_config = ConfigDict(
+        **STRICT, json_schema_extra=at_least_one_text_of("task_field", "task_template")
+    )
     id_field: str | None = None
     task_field: str | None = None
     task_template: str | None = None

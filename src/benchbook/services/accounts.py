@@ -82,7 +82,7 @@ def insert_user(
 ) -> repo.UserRow:
     """Validate and store a user; Conflict when the email (case-insensitive) is taken."""
     email = email.strip()
-    if not EMAIL_RE.match(email):
+    if not EMAIL_RE.fullmatch(email):
         raise _bad("email", "must look like name@host")
     name = display_name.strip() or email.split("@")[0]
     if len(name) > 200:
@@ -159,7 +159,7 @@ def create_workspace(ctx: Context, workspace_id: str, name: str = "") -> Workspa
     ``_shared``). Conflict when it exists.
     """
     require_installation_admin(ctx)
-    if not WORKSPACE_RE.match(workspace_id):
+    if not WORKSPACE_RE.fullmatch(workspace_id):
         raise _bad("workspace", "must be 1-64 of [a-z0-9_-], starting with a letter or digit")
     with ctx.engine.begin() as conn:
         if repo.find_workspace(conn, workspace_id) is not None:

@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import Connection
 
 from benchbook.contracts.registry import ActivityItem, ActivityPage
-from benchbook.errors import InvalidInput
+from benchbook.errors import NotFound
 from benchbook.store import comments as comments_repo
 from benchbook.store.events import event_time, events_before
 
@@ -22,7 +22,7 @@ COMMENT_RANK = 1
 
 
 def _cursor_key(conn: Connection, workspace: str, cursor: int) -> tuple[datetime, int, int]:
-    """``(at, rank, pk)`` of the item a cursor names. Raises InvalidInput when unknown."""
+    """``(at, rank, pk)`` of the item a cursor names. Raises NotFound when no item has it."""
     pk, rank = divmod(cursor, 2)
     at = (
         comments_repo.find_any_comment_time(conn, workspace, pk)
@@ -30,7 +30,7 @@ def _cursor_key(conn: Connection, workspace: str, cursor: int) -> tuple[datetime
         else event_time(conn, pk)
     )
     if at is None or cursor < 0:
-        raise InvalidInput(
+        raise NotFound(
             f"unknown activity cursor {cursor}",
             {"errors": [{"path": "before", "message": "not a cursor from this timeline"}]},
         )

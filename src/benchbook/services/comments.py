@@ -91,7 +91,8 @@ def create_comment(
                 resource_type,
                 resource_id,
             ):
-                raise _bad("parent_id", f"no comment {parent_id} on this {resource_type}")
+                message = f"no comment {parent_id} on this {resource_type}"
+                raise NotFound(message, {"errors": [{"path": "parent_id", "message": message}]})
         row = repo.insert_comment(
             conn,
             workspace=ctx.workspace,

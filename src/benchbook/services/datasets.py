@@ -46,7 +46,7 @@ from benchbook.datasets.versions import (
 )
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
-from benchbook.services.bounds import INT64_MAX, bounded_int
+from benchbook.services.bounds import bounded_int
 from benchbook.services.context import Context
 from benchbook.services.controls import may_delete_created_by
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
@@ -61,6 +61,11 @@ RowNumbers = tuple[Sequence[int], str]
 SortKey = Literal["name", "updated", "cases"]
 MAX_PAGE = 1000
 _CASES = TypeAdapter(list[Case])
+
+
+MAX_AFTER = 2**62
+"""Largest case cursor ``after`` (far beyond any case count; a power of two, so the OpenAPI
+document, whose numbers are floats, states it exactly)."""
 
 
 def case_rows(cases: Iterable[Case]) -> Iterator[repo.CaseRow]:
@@ -489,7 +494,7 @@ def get_dataset(
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))
     if after is not None:
-        bounded_int(after, "after", high=INT64_MAX - MAX_PAGE - 1)
+        bounded_int(after, "after", high=MAX_AFTER)
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
         fitting = repo.cases_fitting(conn, row.pk, after, limit, ctx.settings.max_page_bytes)
@@ -668,7 +673,7 @@ def get_dataset_activity(
     the owner merged with the caller's workspace's comments, and runs (``kind: "run"`` with
     ``run_id``, ``harness``, ``version`` and the run's current ``status``, ``pass_rate``,
     ``done``/``total``); ``before`` takes ``next_before`` (InvalidInput, path ``before``, when
-    negative, beyond 64 bits or not from this timeline).
+    negative or beyond 64 bits; NotFound when no item of this timeline has it).
     """
     ctx.require("datasets:read")
     limit = max(1, min(limit, MAX_PAGE))

@@ -20,6 +20,7 @@ its transaction died with it, so nothing was stored.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -34,6 +35,7 @@ from sqlalchemy import Engine
 
 from benchbook.contracts.imports import ImportProgress, ImportRequest, ImportResult
 from benchbook.contracts.jobs import FINISHED_STATES, ImportJob, JobError
+from benchbook.datasets.sources import json_docs
 from benchbook.errors import BenchbookError, Cancelled, Forbidden, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.services.imports import import_benchmark
@@ -121,7 +123,7 @@ def _view(row: repo.JobRow) -> ImportJob:
         id=row.id,
         workspace=row.workspace,
         state=row.state,
-        request=orjson.loads(row.request),
+        request=json_docs.loads(row.request.encode()),  # integers beyond 64 bits stay exact
         file_name=row.file_name,
         progress=progress,
         result=result,
@@ -181,7 +183,8 @@ def start_import(
             conn,
             job_id=job_id,
             workspace=ctx.workspace,
-            request=orjson.dumps(saved, option=orjson.OPT_SORT_KEYS).decode(),
+            # stdlib json: orjson refuses integers beyond 64 bits (a grader config may hold one)
+            request=json.dumps(saved, sort_keys=True, ensure_ascii=False, separators=(",", ":")),
             file_name=file_name,
             created_by=ctx.principal.user_id,
             claimed_by=_holder(ctx.settings),

@@ -197,10 +197,11 @@ def score_localization_upstream(
         NotFound: unknown run or another workspace's.
     """
     ctx.require("runs:read")
-    command = _scorer_command(ctx, scorer_cmd)
     if timeout_s <= 0:
         raise InvalidInput("timeout_s must be positive", {"timeout_s": timeout_s})
+    # The run first: an unknown run is 404 whatever the rest of the request says.
     export, ours = _collect(ctx, run_id, sample, with_scores=True)
+    command = _scorer_command(ctx, scorer_cmd)
     base = ctx.settings.home / "contextbench"
     base.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="scorer-", dir=base))

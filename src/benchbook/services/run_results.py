@@ -3,6 +3,7 @@ run's status for the dataset timeline."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -132,19 +133,19 @@ def get_run_result(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> 
     return _result(found, trace)
 
 
+RESULTS_CURSOR_PATTERN = "^([0-9]{1,18})(?::([0-9]{1,9}))?$"
+"""A results page cursor ``position:sample`` (``next_after``), ASCII digits only."""
+
+
 def _cursor(after: str | None) -> tuple[int, int] | None:
     if after is None:
         return None
-    pos, _, sample = after.partition(":")
-    try:
-        value = (int(pos), int(sample or "0"))
-    except ValueError:
-        value = (-1, -1)
-    if value[0] < 0 or value[1] < 0 or value[0] > 2**62 or value[1] > 2**31:
+    match = re.fullmatch(RESULTS_CURSOR_PATTERN[1:-1], after)
+    if match is None:
         raise InvalidInput(
             "after must be '<position>:<sample>' from a previous page", {"after": after}
         )
-    return value
+    return int(match[1]), int(match[2] or "0")
 
 
 def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> Trace:

@@ -217,9 +217,9 @@ def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scoreca
     ctx.require("runs:write")
     if not graders:
         raise InvalidInput("rescoring needs at least one grader", {"graders": []})
-    check_grader_ids(graders)
     with ctx.engine.connect() as conn:
-        run = load_run(conn, ctx, run_id)
+        run = load_run(conn, ctx, run_id)  # first: an unknown run is 404 whatever the graders
+    check_grader_ids(graders)
     if run.status in ("queued", "running"):
         raise Conflict(
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}

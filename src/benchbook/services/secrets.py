@@ -74,7 +74,7 @@ def _owner(ctx: Context, scope: SecretScope, write: bool) -> str:
 
 
 def _check_name(name: str) -> str:
-    if not NAME_RE.match(name):
+    if not NAME_RE.fullmatch(name):
         raise InvalidInput(
             "secret name must be 1-128 characters of [A-Za-z0-9_.-], starting with a letter or _",
             {"errors": [{"path": "name", "message": "invalid secret name"}]},
