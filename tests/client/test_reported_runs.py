@@ -75,7 +75,7 @@ def test_a_reported_run_scores_like_running_the_same_answers(
 
 
 def test_report_rows_are_checked_and_named(bb: Client) -> None:
-    with pytest.raises(InvalidInput) as unknown:
+    with pytest.raises(NotFound) as unknown:
         bb.runs.report("arith@1.0.0", "my-agent@1.2.0", [{"case_id": "a"}, {"case_id": "zz"}])
     assert "results.1.case_id" in unknown.value.message and "'zz'" in unknown.value.message
     assert unknown.value.details["errors"][0]["path"] == "results.1.case_id"

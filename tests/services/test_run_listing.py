@@ -40,7 +40,7 @@ def test_runs_filter_by_dataset_version_harness_and_status_and_page_by_keyset(
     rest = runs.list_runs(ctx, limit=2, before=page[-1].id)
     assert [r.id for r in page + rest] == [queued.id, third.id, second.id, first.id]
     assert runs.list_runs(ctx, before=first.id) == []
-    with pytest.raises(InvalidInput, match="before"):
+    with pytest.raises(NotFound, match="before"):
         runs.list_runs(ctx, before="run_nope")
     # the Wilson interval comes with the pass rate (2 of 3 pass: c1 errors)
     listed = runs.list_runs(ctx, harness="explode")[0]

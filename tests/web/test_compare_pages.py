@@ -80,7 +80,9 @@ def _wait(page: Any, run_id: str) -> dict[str, Any]:
 
 
 def _start_from_form(page: Any, dataset: str, harness: str) -> str:
-    page.goto("/runs/new")
+    page.goto("/runs")
+    page.click("[data-testid=start-run]")
+    page.wait_for_url(re.compile(r".*/runs/new$"))
     page.fill("#run-dataset", dataset)
     page.select_option("#run-harness", harness)
     page.click("text=Start run")
@@ -119,7 +121,16 @@ def flow(root: Context, server: Server, browser: Any) -> Iterator[dict[str, Any]
     log_in(page, "admin@example.org")
     first = _start_from_form(page, "sums", "explode@1.0.0")
     base = _wait(page, first)
-    tagged = _post(page, f"/scorecards/{base['scorecard_id']}/tags", {"tags": "baseline"})
+    # Tag it on the real run page, through the run-actions block it includes.
+    sc = base["scorecard_id"]
+    page.goto(f"/runs/{first}")
+    assert page.locator("[data-testid=run-actions]").is_visible()
+    page.fill(f"#tags-{sc}", "baseline")
+    with page.expect_response(lambda r: r.request.method == "POST") as posted:
+        page.click(f"[data-testid=tags-{sc}] >> text=Save tags")
+    tagged = posted.value
+    page.wait_for_url(re.compile(rf".*/runs/{first}$"))
+    assert page.locator(f"#tags-{sc}").input_value() == "baseline"
     second = _start_from_form(page, "sums@1.0.0", "add-wrong-on-threes@1.0.0")
     cand = _wait(page, second)
     yield {"baseline": base, "candidate": cand, "tagged": tagged}
@@ -283,6 +294,10 @@ def test_a_viewer_sees_no_start_form_and_forced_posts_are_403(
     response = page.goto("/runs/new")
     assert response.status == 403
     assert page.locator("form[action='/runs']").count() == 0
+    assert page.goto(f"/runs/{base['id']}").status == 200
+    assert page.locator("[data-testid=run-actions]").count() == 0
+    page.goto("/runs")
+    assert page.locator("[data-testid=start-run]").count() == 0
     page.goto("/compare")
     start = {"dataset": "sums", "harness": "add@1.0.0", "repeats": "1", "concurrency": "4"}
     for path, form in (

@@ -59,12 +59,18 @@ def start_run(ctx: ContextDep, request: Annotated[StartRunRequest, Body()]) -> R
 )
 async def report_run(ctx: ContextDep, request: Annotated[ReportRunRequest, Body()]) -> Run:
     """Grade results an external harness produced (``harness: "id@version"``, rows ``{case_id,
-    answer, sample?, error?, trace?}``): 201 with the finished run and its scorecard. 400 for an
-    unknown case id or a repeated (case, sample), each named by row (``results.3.case_id``)."""
+    answer, sample?, error?, trace?}``): 201 with the finished run and its scorecard. 404 for an
+    unknown dataset or case id, 400 for a repeated (case, sample), each named by row
+    (``results.3.case_id``)."""
     return await run_in_threadpool(reports.report_run, ctx, request)
 
 
-@router.get("/runs", operation_id="list_runs", response_model=list[Run])
+@router.get(
+    "/runs",
+    operation_id="list_runs",
+    response_model=list[Run],
+    responses=error_responses(400, 404),
+)
 def list_runs(
     ctx: ContextDep,
     dataset: Annotated[str | None, Query(description="Dataset id or id@version.")] = None,

@@ -21,6 +21,7 @@ from benchbook.contracts.run import (
     StartRunRequest,
 )
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.validation import parse_model
 
 #: Cases per page when iterating (the API's maximum).
 PAGE = 1000
@@ -92,8 +93,10 @@ def start_run(
     graders: list[GraderSpec] | list[dict[str, Any]] | None,
     settings: RunSettings | dict[str, Any] | None,
 ) -> Call[Run]:
-    request = StartRunRequest.model_validate(
-        {"dataset": dataset, "harness": harness, "graders": graders, "settings": settings or {}}
+    request = parse_model(
+        StartRunRequest,
+        {"dataset": dataset, "harness": harness, "graders": graders, "settings": settings or {}},
+        "run request",
     )
     return Call("POST", "/api/runs", model(Run), json=request.model_dump(mode="json"))
 
@@ -104,8 +107,10 @@ def report_run(
     results: list[ReportedResult] | list[dict[str, Any]],
     graders: list[GraderSpec] | list[dict[str, Any]] | None,
 ) -> Call[Run]:
-    request = ReportRunRequest.model_validate(
-        {"dataset": dataset, "harness": harness, "results": results, "graders": graders}
+    request = parse_model(
+        ReportRunRequest,
+        {"dataset": dataset, "harness": harness, "results": results, "graders": graders},
+        "report",
     )
     return Call(
         "POST",

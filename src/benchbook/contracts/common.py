@@ -145,6 +145,28 @@ SemVerStr = Annotated[
 ]
 """A SemVer 2.0.0 version string."""
 
+
+def _check_pinned_ref(value: str) -> str:
+    resource_id, at, version = value.partition("@")
+    if not at:
+        raise ValueError(f"{value[:40]!r} is not 'id@version' (for example my-agent@1.2.0)")
+    _check_resource_id(resource_id)
+    _check_semver(version)
+    return value
+
+
+#: ``id@version``: a resource id, ``@``, a SemVer version of at most MAX_VERSION_CHARS.
+PINNED_REF_PATTERN = (
+    RESOURCE_ID_PATTERN.removesuffix("$")
+    + f"@(?=.{{1,{MAX_VERSION_CHARS}}}$)"
+    + SEMVER_PATTERN.removeprefix("^")
+)
+
+PinnedRef = Annotated[
+    str, AfterValidator(_check_pinned_ref), schema_rule(pattern=PINNED_REF_PATTERN)
+]
+"""``id@version`` with an exact SemVer version (``my-agent@1.2.0``), no tag or ``latest``."""
+
 HttpUrl = Annotated[str, AfterValidator(_check_http_url), schema_rule(pattern=HTTP_URL_PATTERN)]
 """An ``http(s)`` URL; ``javascript:``, ``data:`` and other schemes are rejected."""
 

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt, model_validator
 
-from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr
+from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr, PinnedRef
 from benchbook.contracts.dataset import Env, GraderSpec, Network, Placement, Resources
 from benchbook.contracts.score import Score
 
@@ -320,7 +320,7 @@ class ReportRunRequest(BaseModel):
 
     model_config = STRICT
     dataset: NonEmptyStr
-    harness: NonEmptyStr
+    harness: PinnedRef
     graders: list[GraderSpec] | None = None
     results: list[ReportedResult] = Field(min_length=1)
 

@@ -23,7 +23,7 @@ from benchbook.contracts.run import (
     StartRunRequest,
     Trace,
 )
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, NotFound
 from benchbook.eval.executors.local import FinishedItem, decide_passed
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.grading import Grading, Submission, grade_submission
@@ -75,7 +75,7 @@ def _check_rows(results: list[ReportedResult]) -> None:
 
 def _cases(ctx: Context, request: ReportRunRequest) -> tuple[str, dict[str, tuple[int, Case]]]:
     """``(id@version, {case_id: (position, case)})`` of the reported cases; InvalidInput naming
-    every row whose case id is not in the version."""
+    NotFound naming every row whose case id is not in the version."""
     dataset_id, ref = split_ref(request.dataset, "dataset")
     wanted = {r.case_id for r in request.results}
     found: dict[str, tuple[int, Case]] = {}
@@ -92,7 +92,8 @@ def _cases(ctx: Context, request: ReportRunRequest) -> tuple[str, dict[str, tupl
     ]
     if unknown:
         shown = "; ".join(f"{e['path']}: {e['message']}" for e in unknown[:SHOWN])
-        raise InvalidInput(
+        # A missing reference is 404 (docs/api.md, "Rules for routes"), each row named.
+        raise NotFound(
             f"{len(unknown)} result row(s) name unknown cases: {shown}", {"errors": unknown[:100]}
         )
     return exact, found
@@ -111,10 +112,10 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
 
     Raises:
         Forbidden: without ``runs:write``.
-        NotFound: unknown dataset or version.
-        InvalidInput: more than 100,000 rows, a repeated (case, sample) or an unknown case id
-            (each named by its row, ``results.3.case_id``), unknown grader ids, or a harness
-            that is not ``id@version`` with a SemVer version.
+        NotFound: unknown dataset or version, or result rows naming cases the version does not
+            have (each named by its row, ``results.3.case_id``).
+        InvalidInput: more than 100,000 rows, a repeated (case, sample) (named by its row),
+            unknown grader ids, or a harness that is not ``id@version`` with a SemVer version.
     """
     ctx.require("runs:write")
     if len(request.results) > MAX_RESULTS:
@@ -128,9 +129,10 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
             f"harness must be 'id@version' for a reported run (got {request.harness!r})",
             {"errors": [{"path": "harness", "message": "expected id@version"}]},
         )
+    # The dataset first: an unknown one is 404 whatever the rows or graders say.
+    exact, cases = _cases(ctx, request)
     _check_rows(request.results)
     check_grader_ids(request.graders or [])
-    exact, cases = _cases(ctx, request)
     if not request.graders:
         for _, case in cases.values():
             check_grader_ids(case.graders)

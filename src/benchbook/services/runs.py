@@ -334,7 +334,8 @@ def list_runs(
             before it.
 
     Raises:
-        InvalidInput: ``limit`` out of range, or ``before`` is not one of the workspace's runs.
+        InvalidInput: ``limit`` out of range.
+        NotFound: ``before`` is not one of the workspace's runs.
     """
     ctx.require("runs:read")
     if not 1 <= limit <= MAX_PAGE:
@@ -344,8 +345,8 @@ def list_runs(
         keyset = None
         if before is not None:
             last = repo.get_run(conn, before, ctx.workspace)
-            if last is None:
-                raise InvalidInput(
+            if last is None:  # an unknown reference is 404, as every cursor naming a row
+                raise NotFound(
                     f"before: {before!r} is not a run of this workspace", {"before": before}
                 )
             keyset = (last.created_at, last.id)
