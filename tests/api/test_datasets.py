@@ -258,3 +258,29 @@ def test_activity_lists_events_newest_first_and_pages_back(client: TestClient) -
     assert [i["kind"] for i in rest["items"]] == ["tagged", "registered"]
     assert rest["items"][1]["details"]["version"] == "1.0.0"
     assert rest["next_before"] is None
+
+
+def test_cases_are_searched_and_placed_between_their_neighbours_over_http(
+    client: TestClient,
+) -> None:
+    assert client.post("/api/datasets", json=dataset_body(n=12)).status_code == 201
+    found = client.get("/api/datasets/arith/versions/latest/search", params={"q": "WHAT IS 1"})
+    assert found.status_code == 200, found.text
+    # q1, q10, q11: case-insensitive, in version order, each with its 0-based position
+    assert [(m["position"], m["case"]["id"]) for m in found.json()] == [
+        (1, "q1"),
+        (10, "q10"),
+        (11, "q11"),
+    ]
+    limited = client.get("/api/datasets/arith/versions/1.0.0/search?q=what&limit=2")
+    assert [m["case"]["id"] for m in limited.json()] == ["q0", "q1"]
+    assert client.get("/api/datasets/arith/versions/latest/search?q=%20").status_code == 400
+    assert client.get("/api/datasets/nope/versions/latest/search?q=x").status_code == 404
+
+    middle = client.get("/api/datasets/arith/versions/latest/neighbours/q5")
+    assert middle.json() == {"position": 5, "previous": "q4", "next": "q6"}
+    first = client.get("/api/datasets/arith/versions/latest/neighbours/q0")
+    assert first.json() == {"position": 0, "previous": None, "next": "q1"}
+    last = client.get("/api/datasets/arith/versions/latest/neighbours/q11")
+    assert last.json() == {"position": 11, "previous": "q10", "next": None}
+    assert client.get("/api/datasets/arith/versions/latest/neighbours/zz").status_code == 404

@@ -131,3 +131,18 @@ def test_url_and_key_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) 
     with Client() as client:
         assert client.url == "http://127.0.0.1:1"
         assert client.http.headers["authorization"] == "Bearer bb_from_env"
+
+
+def test_an_unknown_code_maps_to_the_base_class_whatever_was_imported_before() -> None:
+    """The MCP server's private ``internal_error`` class, imported before the client, once
+    made the client raise it without ``details.code`` (a failure that depended on test order)."""
+    probe = (
+        "import benchbook.mcp.errors\n"
+        "from benchbook.client._calls import error_of_envelope\n"
+        "from benchbook.errors import BenchbookError, InvalidInput\n"
+        "e = error_of_envelope('internal_error', 'm', {}, 500)\n"
+        "assert type(e) is BenchbookError and e.details['code'] == 'internal_error', type(e)\n"
+        "assert type(error_of_envelope('invalid_input', 'm', {})) is InvalidInput\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

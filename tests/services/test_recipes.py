@@ -152,7 +152,8 @@ def test_an_import_from_a_recipe_stamps_the_resolved_recipe_version(ctx: Context
     lineage = view.version.produced_by
     assert lineage is not None
     assert (lineage.via, lineage.id, lineage.version) == ("recipe", "arith", "1.4.0")
-    assert view.version.description == "Sums, newer"
+    # the resolved recipe version's description, then what this version holds
+    assert view.version.description == "Sums, newer This version: uploaded file upload.jsonl."
     assert [c.task for c in view.cases] == ["Q: 1+1", "Q: 2+2"]
     pinned = _import(ctx, recipe={"id": "arith", "version": "1.0.0"}, id="arith-old")
     old = ds.get_dataset(ctx, "arith-old", pinned.version).version.produced_by

@@ -19,6 +19,7 @@ from benchbook.api.errors import error_responses
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.common import SEMVER_PATTERN, schema_rule
+from benchbook.contracts.dataset import CaseMatch, CaseNeighbours
 from benchbook.contracts.registry import (
     ActivityPage,
     DatasetPage,
@@ -236,6 +237,41 @@ def export_dataset(ctx: ContextDep, dataset_id: str, ref: str) -> StreamingRespo
 def get_case(ctx: ContextDep, dataset_id: str, ref: str, case_id: str) -> Case:
     """One case of a version by id (ids may contain ``/``, e.g. ``<domain>/<id>``)."""
     return svc.get_case(ctx, dataset_id, ref, case_id)
+
+
+@router.get(
+    "/{dataset_id}/versions/{ref}/search",
+    operation_id="search_cases",
+    response_model=list[CaseMatch],
+    responses=error_responses(400, 404),
+)
+def search_cases(
+    ctx: ContextDep,
+    dataset_id: str,
+    ref: str,
+    q: Annotated[
+        str,
+        Query(
+            description="Text to find in case ids and contents (case-insensitive).",
+            json_schema_extra={"pattern": r"^[^\x00]*\S[^\x00]*$"},
+        ),
+    ],
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> list[CaseMatch]:
+    """Up to ``limit`` cases whose id, task, expected or metadata contains ``q``, in version
+    order, each with its 0-based position."""
+    return svc.search_cases(ctx, dataset_id, ref, q, limit)
+
+
+@router.get(
+    "/{dataset_id}/versions/{ref}/neighbours/{case_id:path}",
+    operation_id="get_case_neighbours",
+    response_model=CaseNeighbours,
+    responses=error_responses(404),
+)
+def get_case_neighbours(ctx: ContextDep, dataset_id: str, ref: str, case_id: str) -> CaseNeighbours:
+    """A case's 0-based position in its version and the ids of the cases before and after it."""
+    return svc.get_case_neighbours(ctx, dataset_id, ref, case_id)
 
 
 @router.get(

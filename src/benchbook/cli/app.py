@@ -59,8 +59,8 @@ COMMANDS: dict[str, LazyCommand] = {
          " content again is a no-op)."),
         ("validate", "datasets", "Dry-run a register: report schema errors by path and whether"
          " it would conflict."),
-        ("import", "imports", "Import a benchmark (catalog id or --spec) from --file into a"
-         " dataset version."),
+        ("import", "imports", "Import a benchmark (catalog id, --recipe ID[@VERSION] or --spec)"
+         " from --file into a dataset version."),
         ("preview", "imports", "Show how a source's first rows would import; writes nothing."),
         ("run", "runs", "Run HARNESS on every case of DATASET, grade the answers and print the"
          " scorecard."),

@@ -41,9 +41,12 @@ _BY_STATUS: dict[int, type[errors.BenchbookError]] = {}
 
 
 def _collect(cls: type[errors.BenchbookError]) -> None:
+    # Only the public classes of benchbook.errors: a private subclass elsewhere (the MCP
+    # server's ``internal_error``), imported before the client, must not change the mapping.
     for sub in cls.__subclasses__():
-        _BY_CODE.setdefault(sub.code, sub)
-        _BY_STATUS.setdefault(sub.http_status, sub)
+        if sub.__module__ == errors.__name__:
+            _BY_CODE.setdefault(sub.code, sub)
+            _BY_STATUS.setdefault(sub.http_status, sub)
         _collect(sub)
 
 

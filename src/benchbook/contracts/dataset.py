@@ -178,6 +178,25 @@ def duplicate_ids(ids: list[str]) -> list[str]:
     return [k for k, n in Counter(ids).items() if n > 1]
 
 
+class CaseMatch(BaseModel):
+    """A case found by :func:`~benchbook.services.datasets.search_cases`, with its 0-based
+    ``position`` in the version's order."""
+
+    model_config = STRICT
+    position: int
+    case: Case
+
+
+class CaseNeighbours(BaseModel):
+    """Where a case sits in its version: 0-based ``position`` and the ids of the cases before
+    and after it (None at either end)."""
+
+    model_config = STRICT
+    position: int
+    previous: str | None = None
+    next: str | None = None
+
+
 class Dataset(BaseModel):
     """A versioned dataset ``{id, version, description?, cases, tags, produced_by?}``.
 

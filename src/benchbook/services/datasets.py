@@ -14,6 +14,7 @@ from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts import Case, Dataset, DatasetDiff, Provenance
 from benchbook.contracts.common import RESOURCE_ID_RE
+from benchbook.contracts.dataset import CaseMatch, CaseNeighbours
 from benchbook.contracts.registry import (
     ActivityPage,
     DatasetPage,
@@ -519,11 +520,11 @@ def get_case(ctx: Context, dataset_id: str, ref: str, case_id: str) -> Case:
 
 def search_cases(
     ctx: Context, dataset_id: str, ref: str, query: str, limit: int = 50
-) -> list[tuple[int, Case]]:
+) -> list[CaseMatch]:
     """Up to ``limit`` (1-200) cases of ``dataset_id@ref`` whose id or content (task,
-    expected, metadata) contains ``query``, case-insensitively, in version order, as
-    ``(position, case)``. Raises NotFound like :func:`get_dataset`, InvalidInput for an empty
-    query or a ``limit`` out of range."""
+    expected, metadata) contains ``query``, case-insensitively, in version order, each with
+    its 0-based position (a substring scan: ~0.1 s at 100k cases). Raises NotFound like
+    :func:`get_dataset`, InvalidInput for an empty query or a ``limit`` out of range."""
     ctx.require("datasets:read")
     bounded_int(limit, "limit", low=1, high=200)
     needle = query.strip()
@@ -532,22 +533,24 @@ def search_cases(
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
         found = repo.search_case_rows(conn, row.pk, needle, limit)
-    return [(position, Case.model_validate_json(body)) for position, _, body in found]
+    return [
+        CaseMatch(position=position, case=Case.model_validate_json(body))
+        for position, _, body in found
+    ]
 
 
-def get_case_neighbours(
-    ctx: Context, dataset_id: str, ref: str, case_id: str
-) -> tuple[int, str | None, str | None]:
-    """``(position, previous case id, next case id)`` of ``case_id`` in ``dataset_id@ref``
-    (position 0-based; None at either end), for the case page's Previous/Next. Raises
-    NotFound like :func:`get_case`."""
+def get_case_neighbours(ctx: Context, dataset_id: str, ref: str, case_id: str) -> CaseNeighbours:
+    """Where ``case_id`` sits in ``dataset_id@ref``: its 0-based position and the previous and
+    next case ids (None at either end), for a Previous/Next. Raises NotFound like
+    :func:`get_case`."""
     ctx.require("datasets:read")
     with ctx.engine.connect() as conn:
         row = resolve_version(conn, ctx.workspace, dataset_id, ref)
         found = repo.case_neighbours(conn, row.pk, case_id)
     if found is None:
         raise NotFound(f"case {case_id!r} not found in {dataset_id}@{row.version}")
-    return found
+    position, previous, following = found
+    return CaseNeighbours(position=position, previous=previous, next=following)
 
 
 def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterator[bytes]:

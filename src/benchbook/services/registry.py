@@ -40,6 +40,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         datasets.list_datasets,
         datasets.get_dataset,
         datasets.get_case,
+        datasets.search_cases,
+        datasets.get_case_neighbours,
         datasets.export_dataset,
         datasets.list_dataset_versions,
         datasets.diff_datasets,

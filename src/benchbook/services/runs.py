@@ -141,16 +141,17 @@ def create_run(
     ctx.require("runs:write")
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
+    if request.settings.executor == "ray" and not ray_installed():
+        # Before anything else: no run of this installation can use it, whatever the dataset.
+        raise InvalidInput(
+            "settings.executor: the ray executor needs the 'ray' extra, which is not installed"
+            f" here: {INSTALL_HINT}",
+            {"executor": "ray", "install": INSTALL_HINT},
+        )
     with ctx.engine.connect() as conn:
         # The dataset and harness first: an unknown one is 404 whatever the settings say.
         version = resolve_version(conn, ctx.workspace, dataset_id, dataset_ref)
         hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
-        if request.settings.executor == "ray" and not ray_installed():
-            raise InvalidInput(
-                "settings.executor: the ray executor needs the 'ray' extra, which is not"
-                f" installed here: {INSTALL_HINT}",
-                {"executor": "ray", "install": INSTALL_HINT},
-            )
         selected = _plan_checks(conn, version.pk, request)
     harness = load_harness(hrow)
     if isinstance(harness, ExternalHarness) and not reported:

@@ -158,7 +158,8 @@ def case_page(
     if not case_id:
         raise NotFound(f"no case id given for {dataset_id}")
     case = datasets.get_case(page.ctx, dataset_id, v, case_id)
-    position, previous, following = datasets.get_case_neighbours(page.ctx, dataset_id, v, case_id)
+    where = datasets.get_case_neighbours(page.ctx, dataset_id, v, case_id)
+    position, previous, following = where.position, where.previous, where.next
     return render(
         request,
         page,

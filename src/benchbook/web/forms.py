@@ -22,7 +22,7 @@ from cryptography.fernet import Fernet, InvalidToken
 from fastapi import Request, Response
 from fastapi.responses import RedirectResponse
 
-from benchbook.errors import BenchbookError
+from benchbook.errors import BenchbookError, TooManyRequests, Unavailable
 from benchbook.services.secrets import derive_key
 from benchbook.settings import Settings
 from benchbook.transports.auth import app_settings
@@ -59,7 +59,13 @@ def problem(
 ) -> Problem:
     """A :class:`Problem` for ``exc`` raised by the post of ``form``: the field is the first
     ``details.errors[].path`` (or ``details.field``, or a ``details`` key) that is one of
-    ``fields``, else ``fields[0]``."""
+    ``fields``, else ``fields[0]``.
+
+    Raises ``exc`` again when it is no fault of a field (429 or 503: try again later), so the
+    error page answers it with its ``Retry-After``.
+    """
+    if isinstance(exc, TooManyRequests | Unavailable):
+        raise exc
     details = exc.details if isinstance(exc.details, dict) else {}
     named = [str(e.get("path", "")) for e in details.get("errors", []) if isinstance(e, dict)]
     named += [str(details.get("field", ""))] + [str(k) for k in details]
