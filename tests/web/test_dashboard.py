@@ -85,7 +85,7 @@ def _diff(page: Any, server: Server) -> None:
     page.click("text=Compare versions")
     page.wait_for_url(re.compile(r"/datasets/gsm8k-web/diff"))
     summary = page.locator("[data-testid=diff-summary]").inner_text().split()
-    assert summary == ["1", "added", "1318", "removed", "1", "changed", "0", "unchanged"]
+    assert summary == ["1", "added", "1,318", "removed", "1", "changed", "0", "unchanged"]
     assert page.locator("#base").input_value() == "1.0.0"
     assert page.locator("#candidate").input_value() == "1.1.0"
     changed = page.locator(".changed-case").first.inner_text()

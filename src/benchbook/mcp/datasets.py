@@ -72,6 +72,24 @@ GUIDES: dict[str, ToolGuide] = {
         parameters={"dataset_id": DATASET_ID, "ref": REF, "case_id": "The case's id."},
         read_only=True,
     ),
+    "search_cases": ToolGuide(
+        advice=(
+            "Finds cases whose id, task, expected or metadata contains the text "
+            "(case-insensitive), in the version's order, each with its 0-based position; read "
+            "one whole with get_case."
+        ),
+        parameters={
+            "dataset_id": DATASET_ID,
+            "ref": REF,
+            "query": "The text to find (not empty).",
+            "limit": "At most this many cases, 1-200.",
+        },
+        read_only=True,
+    ),
+    "get_case_neighbours": ToolGuide(
+        parameters={"dataset_id": DATASET_ID, "ref": REF, "case_id": "The case's id."},
+        read_only=True,
+    ),
     "export_dataset": ToolGuide(
         advice=(
             "Returns the cases as JSONL text (one canonical JSON case per line), BOUNDED for MCP: "
