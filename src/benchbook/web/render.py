@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -77,12 +78,20 @@ def is_patch(value: Any) -> bool:
     return head.startswith("diff --git") or (head.startswith("--- ") and "\n@@" in value)
 
 
-def patch_lines(value: str) -> list[tuple[str, str]]:
-    """``(kind, line)`` for each line of a unified diff; kind is ``add``, ``del``, ``hunk``,
-    ``file`` (``diff``/``---``/``+++``/``index`` headers) or ``ctx``."""
+#: Header lines of a (git) unified diff: ``diff --git``, ``index``, ``---``/``+++``, modes,
+#: renames, binary files.
+DIFF_HEADER = re.compile(
+    r"^(diff --git |index |--- |\+\+\+ |new file mode|deleted file mode|similarity |rename "
+    r"|old mode|new mode|Binary files )"
+)
+
+
+def patch_lines(value: str, limit: int | None = None) -> list[tuple[str, str]]:
+    """``(kind, line)`` for each line of a unified diff (its first ``limit`` lines when given);
+    kind is ``add``, ``del``, ``hunk``, ``file`` (a :data:`DIFF_HEADER` line) or ``ctx``."""
     found = []
-    for line in value.splitlines():
-        if line.startswith(("diff --git", "+++ ", "--- ", "index ")):
+    for line in value.splitlines()[:limit]:
+        if DIFF_HEADER.match(line):
             kind = "file"
         elif line.startswith("@@"):
             kind = "hunk"

@@ -10,7 +10,6 @@ Run paths match only run ids (``run_…``, the ``runid`` convertor), so other ``
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -24,7 +23,7 @@ from benchbook.errors import BenchbookError, InvalidInput, NotFound
 from benchbook.services import datasets, harnesses, run_results, runs, scorecards
 from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
-from benchbook.web.render import people, render
+from benchbook.web.render import patch_lines, people, render
 from benchbook.web.session import PageDep
 
 LIST_PAGE = 50
@@ -232,28 +231,11 @@ def case_page(
 
 
 DIFF_LINES = 4000
-_DIFF_META = re.compile(
-    r"^(diff --git |index |--- |\+\+\+ |new file mode|deleted file mode|similarity |rename "
-    r"|old mode|new mode|Binary files )"
-)
 
 
 def _diff_lines(diff: str | None) -> list[tuple[str, str]]:
     """``(css class, line)`` for a unified diff's first :data:`DIFF_LINES` lines: ``add``,
-    ``del``, ``hunk``, ``meta`` or ``ctx``."""
+    ``del``, ``hunk``, ``meta`` (a header line) or ``ctx`` (:func:`render.patch_lines`)."""
     if not diff:
         return []
-    out = []
-    for line in diff.splitlines()[:DIFF_LINES]:
-        if _DIFF_META.match(line):
-            kind = "meta"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = "ctx"
-        out.append((kind, line))
-    return out
+    return [("meta" if k == "file" else k, line) for k, line in patch_lines(diff, DIFF_LINES)]
