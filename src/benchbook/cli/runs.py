@@ -168,6 +168,12 @@ def run_command(
     ray_max_retries: int = typer.Option(
         3, "--ray-max-retries", min=0, max=20, help="Resubmits of a case whose Ray worker died."
     ),
+    ray_num_cpus: float | None = typer.Option(
+        None,
+        "--ray-num-cpus",
+        help="With --executor ray: CPUs a case without cpu_millicores asks Ray for"
+        " (default: the cluster's CPUs / --concurrency, at most 1).",
+    ),
     detach: bool = typer.Option(
         False, "--detach", help="Only queue it for the worker of a running `benchbook serve`."
     ),
@@ -188,6 +194,7 @@ def run_command(
             "executor": executor,
             "ray_address": ray_address,
             "ray_max_retries": ray_max_retries,
+            "ray_num_cpus": ray_num_cpus,
         },
         "run settings",
     )

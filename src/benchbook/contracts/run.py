@@ -192,6 +192,10 @@ class RunSettings(BaseModel):
             belongs to), ``ray://host:port`` (Ray Client) or ``host:port`` (the head's GCS).
         ray_max_retries: how often Ray resubmits a case whose worker or node died before it is
             recorded ``error`` (0–20).
+        ray_num_cpus: the logical CPUs Ray reserves for a case that declares no
+            ``cpu_millicores`` (0.0001–1024). None (default): the cluster's CPUs / ``concurrency``,
+            at most 1 — so ``concurrency`` such cases run at once, as with the local executor.
+            Only with executor ``ray``.
     """
 
     model_config = STRICT
@@ -205,11 +209,13 @@ class RunSettings(BaseModel):
     executor: Executor = "local"
     ray_address: Annotated[str, Field(pattern=RAY_ADDRESS)] | None = None
     ray_max_retries: Annotated[int, Field(ge=0, le=20)] = 3
+    ray_num_cpus: Annotated[float, Field(ge=0.0001, le=1024)] | None = None
 
     @model_validator(mode="after")
-    def _ray_address_only_with_ray(self) -> RunSettings:
-        if self.ray_address is not None and self.executor != "ray":
-            raise ValueError("ray_address is only allowed with executor 'ray'")
+    def _ray_fields_only_with_ray(self) -> RunSettings:
+        for name in ("ray_address", "ray_num_cpus"):
+            if getattr(self, name) is not None and self.executor != "ray":
+                raise ValueError(f"{name} is only allowed with executor 'ray'")
         return self
 
 

@@ -3,9 +3,12 @@
 Written when the run is planned:
 ``{dataset_content_hash, release: {kind, file, sha256, revision, dataset} | None, harness,
 harness_config_hash, plan_hash, pricing_sha256, benchbook_version, code_revision, python,
-platform, executor, scorers: {localization: {benchbook, tree_sitter_language_pack},
-swebench: version | None}}`` — ``release`` is the imported source (for ContextBench the release
-parquet's sha256), ``scorers`` the versions whose definitions produce the numbers.
+platform, executor, ray: {version, address, num_cpus} | None, scorers: {localization:
+{benchbook, tree_sitter_language_pack}, swebench: version | None}}`` — ``release`` is the
+imported source (for ContextBench the release parquet's sha256), ``ray`` (executor ``ray``
+only) the driver's Ray version, the cluster address asked for (``auto`` when none was) and the
+run's ``ray_num_cpus`` (None: derived from the cluster and the concurrency), ``scorers`` the
+versions whose definitions produce the numbers.
 
 Completed when the run ends (:func:`finish_record`): ``timings: {started_at, finished_at,
 wall_ms, case_duration_ms_total}`` and, for repository environments,
@@ -88,7 +91,19 @@ def start_record(
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "executor": run_settings.executor,
+        "ray": ray_record(run_settings),
         "scorers": scorer_versions(),
+    }
+
+
+def ray_record(run_settings: RunSettings) -> dict[str, Any] | None:
+    """``{version, address, num_cpus}`` of a ``ray`` run (module docstring); None otherwise."""
+    if run_settings.executor != "ray":
+        return None
+    return {
+        "version": package_version("ray"),
+        "address": run_settings.ray_address or "auto",
+        "num_cpus": run_settings.ray_num_cpus,
     }
 
 

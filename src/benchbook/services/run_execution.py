@@ -323,7 +323,9 @@ def _execute(
         items = _items(ctx.engine, row, settings)
         if settings.executor == "ray":
             address, retries = settings.ray_address or "auto", settings.ray_max_retries
-            outcome = run_sync(execute_ray(items, ex, sink, address, retries))
+            outcome = run_sync(
+                execute_ray(items, ex, sink, address, retries, settings.ray_num_cpus)
+            )
         else:
             outcome = run_sync(execute(items, ex, sink))
     except Exception as exc:

@@ -68,3 +68,25 @@ def write_answer_file(case: CaseInput) -> str:
     a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
     (current_workspace().workdir / "answer.txt").write_text(f"{a + b}\n")
     return "see answer.txt"
+
+
+async def meet_then_tell_cpus(case: CaseInput) -> HarnessOutput:
+    """Task ``meet DIR N``: leaves a file in DIR and waits (asyncio, IO-bound) until N cases
+    have left theirs, then answers with the CPUs Ray reserved for its task; ``alone`` when
+    the others did not all come within 120 s (they never can when Ray runs fewer than N such
+    tasks at once). Any other task: just the CPUs."""
+    import asyncio
+    from pathlib import Path
+
+    import ray
+
+    cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 0.0)
+    if case.task.startswith("meet "):
+        _, folder, count = case.task.split()
+        (Path(folder) / case.case_id).touch()
+        deadline = time.monotonic() + 120
+        while len(list(Path(folder).iterdir())) < int(count):
+            if time.monotonic() > deadline:
+                return HarnessOutput(answer="alone")
+            await asyncio.sleep(0.05)
+    return HarnessOutput(answer=f"{cpus:g}", events=[{"type": "note", "text": where()}])

@@ -6,8 +6,11 @@ ownership of the run and of every write. For each work item it submits one Ray t
 :class:`~benchbook.contracts.run.CaseInput` (gold left out), the harness spec and the values of
 the secrets that harness names — put once per run in the object store and shared by every
 task. The case's ``resources`` become the task's Ray resource request (``num_cpus`` =
-millicores / 1000, default 1; ``memory`` = MB × 2²⁰ bytes; ``num_gpus``). The environment is
-provisioned on the worker that runs the task.
+millicores / 1000; ``memory`` = MB × 2²⁰ bytes; ``num_gpus``). A case that declares no
+``cpu_millicores`` asks for ``num_cpus`` CPUs (:func:`task_cpus`: the run's ``ray_num_cpus``,
+else the cluster's CPUs / ``concurrency``, at most 1), so a run of IO-bound cases (model calls,
+sleeps) keeps ``concurrency`` of them running at once as the local executor does, instead of
+one per CPU. The environment is provisioned on the worker that runs the task.
 
 Results come back with ``ray.wait`` as tasks finish, in whatever order; the driver prices and
 grades each one here (gold never leaves this process) and hands it to the same writer as the
@@ -85,10 +88,29 @@ def import_ray() -> ModuleType:
         ) from exc
 
 
-def ray_options(resources: Resources | None) -> dict[str, float]:
-    """A case's resources as Ray task options: ``num_cpus`` (millicores / 1000, default 1),
-    ``memory`` (bytes, from MB) and ``num_gpus``."""
-    options: dict[str, float] = {"num_cpus": 1.0}
+#: Ray's smallest unit of a fractional resource.
+RAY_RESOURCE_UNIT = 0.0001
+
+
+def task_cpus(num_cpus: float | None, concurrency: int, nodes: list[dict[str, float]]) -> float:
+    """The CPUs a task asks for when its case declares none: ``num_cpus`` when given, else the
+    live nodes' CPUs / ``concurrency`` (rounded down to Ray's 0.0001, at least that), at most
+    1 — so ``concurrency`` tasks fit on the cluster at once.
+
+    >>> task_cpus(None, 32, [{"CPU": 2.0}]), task_cpus(None, 3, [{"CPU": 2.0}])
+    (0.0625, 0.6666)
+    """
+    if num_cpus is not None:
+        return num_cpus
+    total_units = round(sum(node.get("CPU", 0.0) for node in nodes) / RAY_RESOURCE_UNIT)
+    units = max(1, total_units // concurrency)
+    return min(1.0, round(units * RAY_RESOURCE_UNIT, 4))
+
+
+def ray_options(resources: Resources | None, default_cpus: float = 1.0) -> dict[str, float]:
+    """A case's resources as Ray task options: ``num_cpus`` (millicores / 1000, else
+    ``default_cpus``), ``memory`` (bytes, from MB) and ``num_gpus``."""
+    options: dict[str, float] = {"num_cpus": default_cpus}
     if resources is None:
         return options
     if resources.cpu_millicores is not None:
@@ -145,6 +167,7 @@ async def execute_ray(
     sink: ResultSink,
     address: str = "auto",
     max_retries: int = DEFAULT_MAX_RETRIES,
+    num_cpus: float | None = None,
     on_flush: Callable[[list[FinishedItem]], Awaitable[None] | None] | None = None,
 ) -> Outcome:
     """Run every item as a Ray task on the cluster at ``address`` and write results through
@@ -154,6 +177,8 @@ async def execute_ray(
         address: ``auto`` (the cluster this machine belongs to), ``ray://host:port`` (Ray
             Client) or ``host:port`` (the head's GCS address).
         max_retries: how often Ray resubmits a task whose worker or node died (≥ 0).
+        num_cpus: the CPUs of a task whose case declares no ``cpu_millicores`` (None: the
+            cluster's CPUs / ``ex.concurrency``, at most 1; see :func:`task_cpus`).
 
     Returns:
         ``finished``, ``cancelled`` or ``budget_exhausted``.
@@ -164,6 +189,7 @@ async def execute_ray(
     ray = import_ray()
     connect(ray, address)  # in this thread: ray.init wants the main thread when it is one
     nodes = await asyncio.to_thread(_live_node_resources, ray)
+    default_cpus = task_cpus(num_cpus, ex.concurrency, nodes)
     names = secret_names(ex.harness)
     secrets = {n: ex.secrets[n] for n in names if n in ex.secrets}
     shared = await asyncio.to_thread(ray.put, shared_payload(ex.harness, secrets, ex.runtime))
@@ -200,7 +226,7 @@ async def execute_ray(
             if outcome == "budget_exhausted":
                 await queue.put(not_run(item, "budget exhausted"))
                 continue
-            options = ray_options(item.case.resources)
+            options = ray_options(item.case.resources, default_cpus)
             reason = _unfittable(options, nodes)
             if reason is not None:
                 await queue.put(FinishedItem(item.position, internal_error(item, reason)))

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +64,25 @@ def _parse_shared(shared: bytes) -> tuple[Any, RuntimeConfig, dict[str, str]]:
     return _HARNESS.validate_python(spec["harness"]), runtime, spec["secrets"]
 
 
+_loops = threading.local()
+
+
+def _runner() -> asyncio.Runner:
+    """This thread's event loop, kept from task to task: a Ray worker process runs many tasks,
+    and a fresh loop per task (``asyncio.run``) would also start and stop the loop's thread
+    pool (where sync harnesses and file work run) every time — about 1 ms of CPU a case."""
+    runner: asyncio.Runner | None = getattr(_loops, "runner", None)
+    if runner is None:
+        runner = _loops.runner = asyncio.Runner()
+    return runner
+
+
 def run_case(shared: bytes, case_input: bytes) -> bytes:
     """The Ray task body: run one (case, sample) here and return its RuntimeResult as JSON."""
     try:
         harness, runtime, secrets = _parse_shared(shared)
         ci = CaseInput.model_validate_json(case_input)
-        result = asyncio.run(_run(harness, ci, runtime, dict(secrets)))
+        result = _runner().run(_run(harness, ci, runtime, dict(secrets)))
     except Exception as exc:  # Benchbook's own failure on the worker is data as well
         result = RuntimeResult(
             status="error", error=f"internal: {type(exc).__name__}: {exc}", trace=Trace()
