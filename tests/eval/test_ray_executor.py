@@ -22,9 +22,11 @@ from typing import Any
 import pytest
 
 from benchbook.contracts.dataset import Dataset
-from benchbook.contracts.run import CaseResult, Run, RunSettings
+from benchbook.contracts.run import CaseResult, Run, RunSettings, RuntimeResult
 from benchbook.eval.executors.local import Execution, FinishedItem, WorkItem
 from benchbook.eval.executors.ray_cluster import execute_ray
+from benchbook.eval.executors.ray_task import run_case, shared_payload
+from benchbook.eval.inputs import case_input
 from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
 from benchbook.runtime import RuntimeConfig
@@ -243,6 +245,19 @@ def test_io_bound_cases_run_concurrency_at_once_and_declared_cpus_are_whole(
     run = run_on_ray(rctx, cluster, harness, ray_num_cpus=0.25)
     assert [r.answer for r in all_results(rctx, run.id)] == ["0.25", "0.25"]
     assert run.reproducibility["ray"]["num_cpus"] == 0.25  # type: ignore[index,call-overload]
+
+
+def test_a_worker_keeps_its_event_loop_from_task_to_task(tmp_path: Path) -> None:
+    harness = harnesses.parse_harness(
+        {"id": "loops", "version": "1.0.0", "kind": "python",
+         "config": {"callable": "tests.eval.harnesses.ray_agents:loop_count"}}
+    )  # fmt: skip
+    runtime = RuntimeConfig(work_root=tmp_path / "work", mirrors=tmp_path / "mirrors")
+    shared = shared_payload(harness, {}, runtime)
+    task = case_input(arithmetic(n=1).cases[0], 0, None).model_dump_json().encode()
+    answers = [RuntimeResult.model_validate_json(run_case(shared, task)).trace.answer
+               for _ in range(3)]  # fmt: skip
+    assert answers == ["1", "1", "1"]  # one loop (and its thread pool) for every task
 
 
 def test_ray_num_cpus_is_refused_without_the_ray_executor() -> None:

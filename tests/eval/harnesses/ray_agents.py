@@ -90,3 +90,14 @@ async def meet_then_tell_cpus(case: CaseInput) -> HarnessOutput:
                 return HarnessOutput(answer="alone")
             await asyncio.sleep(0.05)
     return HarnessOutput(answer=f"{cpus:g}", events=[{"type": "note", "text": where()}])
+
+
+LOOPS: list[object] = []  # every event loop loop_count ran in (kept: ids are never reused)
+
+
+async def loop_count(case: CaseInput) -> str:
+    """How many distinct event loops this function has run in, in this process."""
+    import asyncio
+
+    LOOPS.append(asyncio.get_running_loop())
+    return str(len({id(loop) for loop in LOOPS}))
