@@ -36,3 +36,18 @@ def spin_steps(seconds: float = 0.1) -> int:
             total += i * i % 7
         best = min(best, time.process_time() - started)
     return int(probe * seconds / best)
+
+
+def raw_sleep_50ms() -> None:
+    """The sleep case's work as a plain Ray task (the bench's raw-Ray baseline)."""
+    import time
+
+    time.sleep(0.05)
+
+
+def raw_spin(n: int) -> int:
+    """The spin case's work as a plain Ray task (the bench's raw-Ray baseline)."""
+    total = 0
+    for i in range(n):
+        total += i * i % 7
+    return total % 10
