@@ -65,6 +65,19 @@ class ImportRequest(BaseModel):
         return self
 
 
+class CatalogMatch(BaseModel):
+    """A catalog entry a previewed source matches (issue 14): its columns are all there and the
+    sampled rows build with its mapping. Importing with ``benchmark`` set to it applies its
+    ``mapping``, ``graders`` (ids), lineage and answer extraction."""
+
+    benchmark: str
+    description: str | None = None
+    columns: list[str]
+    mapping: Mapping
+    graders: list[str] = Field(default_factory=list)
+    assertion: str
+
+
 class PreviewResult(BaseModel):
     """A look at a source without writing anything (SPEC E.4).
 
@@ -72,7 +85,11 @@ class PreviewResult(BaseModel):
     ``mapping_guess``: field roles guessed from the names; ``mapping``: the mapping that an
     import would apply (the recipe's or catalog's); ``cases``: those rows built into cases with
     it (JSON); ``assertion``: one sentence on how the cases will run; ``warnings``: incomplete
-    environments and rows that would fail (with their row numbers).
+    environments and rows that would fail (with their row numbers). For an inline ``spec``:
+    ``catalog_matches`` lists the catalog entries the rows match (best first),
+    ``suggested_id`` is the default dataset id (the best match's, else the file name without
+    extension and split words) and ``grader_guess`` the graders the built answers suggest
+    (``numeric`` for numbers, else ``answer-match``).
     """
 
     fields: list[str]
@@ -83,6 +100,9 @@ class PreviewResult(BaseModel):
     assertion: str
     warnings: list[str] = Field(default_factory=list)
     total: int | None = None
+    catalog_matches: list[CatalogMatch] = Field(default_factory=list)
+    suggested_id: str | None = None
+    grader_guess: list[GraderSpec] = Field(default_factory=list)
 
 
 class ImportProgress(BaseModel):

@@ -98,7 +98,7 @@ def describe_mapping(mapping: Mapping, graders: int = 0) -> tuple[str, list[str]
     if mapping.answer_field:
         graded = f"the answer is graded against {_q(mapping.answer_field)}"
         if mapping.answer_pattern:
-            graded += f" (the part matching {mapping.answer_pattern!r})"
+            graded += f" (the part matching {_q(mapping.answer_pattern)})"
     else:
         graded = "there is no reference answer, so graders or judges decide"
         if not (mapping.extra_graders or graders):

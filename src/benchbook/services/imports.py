@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-import time
 from array import array
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,31 +20,35 @@ from typing import TYPE_CHECKING, Any, Literal
 from benchbook.contracts import Dataset, Provenance, Recipe
 from benchbook.contracts.imports import (
     BenchmarkInfo,
-    ImportProgress,
+    CatalogMatch,
     ImportRequest,
     ImportResult,
     PreviewResult,
 )
 from benchbook.datasets.catalog import get_entry, list_entries
 from benchbook.datasets.catalog.entry import FileSourceFactory
-from benchbook.datasets.identity import dataset_meta
+from benchbook.datasets.identity import dataset_meta, version_hash
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
+from benchbook.datasets.recognize import dataset_id_from_name, guess_graders, match_catalog
 from benchbook.datasets.sources import json_docs
-from benchbook.datasets.sources.base import RowSource
+from benchbook.datasets.sources.base import Row, RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
 from benchbook.datasets.sources.folder import FolderSource
 from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
-from benchbook.datasets.versions import bump_version, pick_latest
+from benchbook.datasets.versions import pick_latest
 from benchbook.errors import InvalidInput
 from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
+from benchbook.services.import_progress import ImportCounter, Progress, no_rows
+from benchbook.services.import_progress import source_notes as source_notes
+from benchbook.services.import_versions import plan_version as plan_version
+from benchbook.services.import_versions import target_version, version_description
 from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
-from benchbook.store.datasets import CaseRow
 
 if TYPE_CHECKING:
     from benchbook.datasets.sources.hf_hub import HfHub
@@ -53,9 +56,6 @@ if TYPE_CHECKING:
 PREVIEW_ROWS = 20
 #: The multipart part that carries an uploaded file (``api/multipart.FILE_FIELD``).
 FILE_PART = "file"
-PROGRESS_EVERY = 1000
-PROGRESS_INTERVAL_S = 0.25
-Progress = Callable[[ImportProgress], None]
 
 
 @dataclass(frozen=True)
@@ -150,18 +150,6 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
     )
 
 
-def _no_rows(source: RowSource) -> InvalidInput:
-    """The error for a source that yielded no rows: an import never registers an empty version
-    (``register_dataset`` with an explicit empty ``cases`` list still may)."""
-    ref = source.ref
-    name = ref.file or ref.dataset or "the source"
-    if ref.dataset and ref.split:
-        name = f"{ref.dataset} ({ref.split})"
-    return InvalidInput(
-        f"{name} has no rows; nothing imported", {"errors": [{"path": name, "message": "no rows"}]}
-    )
-
-
 @contextmanager
 def _local_file(
     request: ImportRequest, file: Path | None, file_name: str | None
@@ -200,7 +188,7 @@ def preview_benchmark_source(
             if len(rows) >= limit:
                 break
     if not rows:
-        raise _no_rows(source)
+        raise no_rows(source)
     mapping = plan.recipe.mapping
     builder = CaseBuilder(
         mapping, request.id or plan.recipe.id, plan.recipe.grader_templates, plan.hook
@@ -213,74 +201,36 @@ def preview_benchmark_source(
         except (RowError, ValueError) as exc:
             warnings.append(f"row {number}: {exc}")
     fields = union_fields(r for _, r in rows)
+    built = [json_docs.loads(c) for c in cases]  # big integers stay exact
+    matches, suggested = _recognise(plan, fields, rows, name or (path.name if path else None))
     return PreviewResult(
         fields=fields,
         rows=[r for _, r in rows],
         mapping_guess=guess_mapping(fields),
         mapping=mapping,
-        cases=[json_docs.loads(c) for c in cases],  # big integers stay exact
+        cases=built,
         assertion=assertion,
         warnings=warnings,
         total=source.total,
+        catalog_matches=matches,
+        suggested_id=suggested,
+        grader_guess=guess_graders(c.get("expected") for c in built)
+        if mapping.answer_field
+        else [],
     )
 
 
-def _target_version(
-    ctx: Context, request: ImportRequest, dataset_id: str
-) -> tuple[str, str | None]:
-    """``(version to register, latest version a bump must differ from or None)``."""
-    if request.version is not None:
-        return request.version, None
-    workspace = ctx.target_workspace(request.shared)
-    with ctx.engine.connect() as conn:
-        existing = [v.version for v in repo.live_versions(conn, workspace, dataset_id)]
-    if request.bump is not None:
-        return bump_version(existing, request.bump), pick_latest(existing)
-    return pick_latest(existing) or "1.0.0", None
-
-
-def plan_version(ctx: Context, request: ImportRequest, dataset_id: str) -> dict[str, Any]:
-    """What importing ``request`` as ``dataset_id`` would register, without reading the source
-    (the import wizard shows it before Import).
-
-    Returns:
-        ``{"latest": <latest live version or None>, "version": <registered without a bump>,
-        "bumps": {"patch" | "minor" | "major": <registered with that bump>}}`` (``bumps`` empty
-        when the dataset has no version yet). A bump whose cases and metadata equal ``latest``
-        registers nothing; that is known only once the source is read (``identical_to``).
-    """
-    ctx.require("datasets:read")
-    workspace = ctx.target_workspace(request.shared)
-    with ctx.engine.connect() as conn:
-        existing = [v.version for v in repo.live_versions(conn, workspace, dataset_id)]
-    latest = pick_latest(existing)
-    bumps: dict[str, str] = {}
-    if existing:
-        bumps = {b: bump_version(existing, b) for b in ("patch", "minor", "major")}
-    return {"latest": latest, "version": request.version or latest or "1.0.0", "bumps": bumps}
-
-
-def version_description(base: str | None, source: RowSource, limit: int | None) -> str:
-    """The description of an imported version: the recipe's (what the benchmark is) and what
-    this version holds: ``This version: file train.first300.jsonl.``, with the row count when
-    the source knows it upfront (Parquet, folders, Hugging Face splits) capped by ``limit``
-    (``1,319 rows of Hugging Face openai/gsm8k (main, test)``), else ``the first 5 rows of``
-    with a ``limit``. Catalog descriptions therefore name no row counts of their own."""
-    ref = source.ref
-    if ref.kind == "huggingface":
-        parts = ", ".join(p for p in (ref.config, ref.split) if p)
-        where = f"Hugging Face {ref.dataset}" + (f" ({parts})" if parts else "")
-    else:
-        kind = "uploaded file" if ref.kind == "upload" else ref.kind
-        where = f"{kind} {ref.file}" if ref.file else kind
-    rows = source.total
-    if rows is not None and limit is not None:
-        rows = min(rows, limit)
-    if rows is not None:
-        held = f"{rows:,} row{'' if rows == 1 else 's'} of {where}"
-    else:
-        held = f"the first {limit:,} rows of {where}" if limit is not None else where
-    return " ".join(p for p in (base, f"This version: {held}.") if p)
+def _recognise(
+    plan: _Plan, fields: list[str], rows: list[tuple[int, Row]], name: str | None
+) -> tuple[list[CatalogMatch], str]:
+    """For an inline spec: the catalog entries the rows match and the suggested dataset id (the
+    best match's, else the file or Hugging Face dataset name without extension and split words,
+    else the spec's); for a catalog entry or recipe: no matches and its id."""
+    if plan.via != "spec":
+        return [], plan.recipe.id
+    matches = match_catalog(fields, [r for _, r in rows])
+    named = dataset_id_from_name(name or plan.recipe.source.dataset)
+    return matches, matches[0].benchmark if matches else named or plan.recipe.id
 
 
 def _meta(
@@ -304,47 +254,50 @@ def _meta(
     return dataset_meta(parse_model(Dataset, payload, "dataset"))
 
 
+#: Local sources at most this big are read whole by :func:`identical_version` (a wizard preview).
+IDENTICAL_CHECK_BYTES = 32 * 1024 * 1024
+
+
+def compare_with_latest(
+    ctx: Context,
+    request: ImportRequest,
+    dataset_id: str,
+    file: Path | None = None,
+    file_name: str | None = None,
+) -> dict[str, Any] | None:
+    """Whether importing ``request`` from the local ``file`` would register anything new: its
+    cases and metadata compared with the latest live version of ``dataset_id``, as a ``bump``
+    import compares them. Writes nothing; reads the whole file.
+
+    Returns:
+        ``{"latest": <version>, "identical": bool}``; None when not checked: no file, a file
+        over :data:`IDENTICAL_CHECK_BYTES` or a folder, no live version, or a failing row (the
+        import will name it).
+    """
+    ctx.require("datasets:read")
+    if file is None or not file.is_file() or file.stat().st_size > IDENTICAL_CHECK_BYTES:
+        return None
+    workspace = ctx.target_workspace(request.shared)
+    with ctx.engine.connect() as conn:
+        live = {v.version: v.content_hash for v in repo.live_versions(conn, workspace, dataset_id)}
+    latest = pick_latest(list(live))
+    if latest is None:
+        return None
+    plan = _plan(ctx, request)
+    builder = CaseBuilder(plan.recipe.mapping, dataset_id, plan.recipe.grader_templates, plan.hook)
+    source = open_source(ctx, plan, file, file_name)
+    meta = _meta(plan, dataset_id, latest, source, request.limit)
+    try:
+        pairs = [(cid, h) for cid, _, h in case_rows(source.rows(), builder, request.limit)]
+    except InvalidInput:
+        return None
+    # The content hash covers the metadata with its version: hashed as ``latest``, equal content
+    # gives ``latest``'s hash.
+    return {"latest": latest, "identical": version_hash(meta, pairs) == live[latest]}
+
+
 #: Sources read over the network: spooled to disk first (see ``datasets/spool.py``).
 REMOTE_SOURCES = frozenset({"huggingface"})
-
-
-class _Counter:
-    """Rows read and cases built, reported every 1000 rows or, at a 100-row boundary (a viewer
-    page), once 0.25 s have passed; and once more when the stream ends, still inside the
-    transaction, so a progress callback that raises (a cancelled job) stores nothing."""
-
-    def __init__(self, progress: Progress | None, source: RowSource) -> None:
-        self.progress, self.source, self.total = progress, source, source.total
-        self.rows = self.cases = 0
-        self.reported_at = time.monotonic()
-
-    def on_row(self, rows_read: int, cases_built: int) -> None:
-        self.rows, self.cases = rows_read, cases_built
-        if self.progress is None:
-            return
-        if rows_read % PROGRESS_EVERY == 0 or (
-            rows_read % 100 == 0 and time.monotonic() - self.reported_at >= PROGRESS_INTERVAL_S
-        ):
-            self.report()
-
-    def report(self) -> None:
-        if self.progress is not None:
-            self.reported_at = time.monotonic()
-            self.progress(
-                ImportProgress(
-                    rows_read=self.rows,
-                    cases_built=self.cases,
-                    total=self.total,
-                    notes=source_notes(self.source),
-                )
-            )
-
-    def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
-        """``stream`` as is; at its end, InvalidInput when no row was read (rolls back)."""
-        yield from stream
-        if self.rows == 0:
-            raise _no_rows(self.source)
-        self.report()
 
 
 def import_benchmark(
@@ -381,9 +334,9 @@ def import_benchmark(
     builder = CaseBuilder(plan.recipe.mapping, dataset_id, plan.recipe.grader_templates, plan.hook)
     with _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
-        version, latest = _target_version(ctx, request, dataset_id)
+        version, latest = target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source, request.limit)
-        counter = _Counter(progress, source)
+        counter = ImportCounter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
@@ -411,8 +364,3 @@ def import_benchmark(
         identical_to=result.version if result.version != version else None,
         notes=source_notes(source),
     )
-
-
-def source_notes(source: RowSource) -> list[str]:
-    """How the source was read when not the plain way (a Hugging Face fallback), in order."""
-    return list(getattr(source, "notes", None) or [])

@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import secrets
+import shutil
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -251,8 +252,11 @@ def _run(
         log.exception("import job %s could not record its outcome", job_id)
     finally:
         _LIVE.pop(job_id, None)
-        if own_file and file is not None:
-            file.unlink(missing_ok=True)
+        if own_file and file is not None:  # an upload's file, or the folder a zip unpacked to
+            if file.is_dir():
+                shutil.rmtree(file, ignore_errors=True)
+            else:
+                file.unlink(missing_ok=True)
 
 
 def _attempt(

@@ -23,6 +23,8 @@ from typing import BinaryIO
 
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.datasets.sources.limits import SourceLimits
+from benchbook.datasets.sources.zipped import extract_zip, is_zip_name, zip_root
 from benchbook.errors import NotFound
 from benchbook.services.context import Context
 from benchbook.services.jobs import start_import
@@ -114,7 +116,8 @@ def _copy_out(ctx: Context, row: repo.UploadRow, target: Path) -> None:
 
 def upload_path(ctx: Context, upload_id: str) -> tuple[Path, str]:
     """A local copy of the caller's upload and its file name (copied from the database the
-    first time this process needs it).
+    first time this process needs it); a ``.zip`` is the folder it unpacks to and that folder's
+    name (``datasets/sources/zipped.py``).
 
     Raises:
         NotFound: unknown upload, or someone else's.
@@ -123,14 +126,20 @@ def upload_path(ctx: Context, upload_id: str) -> tuple[Path, str]:
     target = _cache_root() / row.id / row.name
     if not target.exists():
         _copy_out(ctx, row, target)
-    return target, row.name
+    if not is_zip_name(row.name):
+        return target, row.name
+    folder = _cache_root() / row.id / "unzipped"
+    if folder.exists():
+        return zip_root(folder, row.name)
+    return extract_zip(target, folder, row.name, SourceLimits.from_settings(ctx.settings))
 
 
 def start_import_from_upload(
     ctx: Context, request: ImportRequest, upload_id: str | None
 ) -> ImportJob:
     """Start the import job (``services.jobs.start_import``); an upload is handed over to it
-    (a fresh local copy the job owns and deletes) and removed from the database.
+    (a fresh local copy the job owns and deletes; a ``.zip``, the folder it unpacks to) and
+    removed from the database.
 
     Raises:
         NotFound: unknown upload, or someone else's. Forbidden: as ``start_import``.
@@ -140,7 +149,17 @@ def start_import_from_upload(
     row = _owned(ctx, upload_id)
     handed = _cache_root() / f"{row.id}-{row.name}"  # the job's; row.name names the format
     _copy_out(ctx, row, handed)
-    job = start_import(ctx, request, handed, row.name, own_file=True)
+    name = row.name
+    if is_zip_name(name):  # a zipped folder benchmark: the job gets the folder
+        limits = SourceLimits.from_settings(ctx.settings)
+        try:
+            root, name = extract_zip(handed, _cache_root() / f"{row.id}-dir", name, limits)
+        finally:
+            handed.unlink(missing_ok=True)
+        handed = _cache_root() / f"{row.id}-{name}"
+        os.replace(root, handed)
+        shutil.rmtree(_cache_root() / f"{row.id}-dir", ignore_errors=True)
+    job = start_import(ctx, request, handed, name, own_file=True)
     with ctx.engine.begin() as conn:
         repo.delete_upload(conn, row.id)
     shutil.rmtree(_cache_root() / row.id, ignore_errors=True)

@@ -4,9 +4,11 @@ The script builds an ``ImportRequest`` (SPEC E.1, the API's own shape) from the 
 and column roles and sends it with an optional ``upload_id``:
 
 - ``POST /import/uploads`` (multipart ``file``) → ``{upload_id, name, size_bytes}``
-- ``POST /import/preview`` ``{request, upload_id?}`` → ``preview_benchmark_source`` plus the
+- ``POST /import/preview`` ``{request, upload_id?}`` → ``preview_benchmark_source`` (with the
+  catalog entries the rows match and the suggested dataset id and graders) plus the
   target's ``existing_versions`` (the version picker shows only when there are some) and its
-  ``version_plan`` (``services.imports.plan_version``: the version Import will register)
+  ``version_plan`` (``services.imports.plan_version``: the version Import will register; with
+  ``checked`` = ``compare_with_latest`` for an upload: whether it equals the latest version)
 - ``POST /import/jobs`` ``{request, upload_id?}`` → ``{job_id}`` (``services.jobs.start_import``);
   ``GET /import/jobs/{id}`` → the ``ImportJob`` (state, progress, then result or error).
 
@@ -25,8 +27,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 
 from benchbook.contracts.imports import ImportRequest
+from benchbook.contracts.jobs import RecipeSummary
 from benchbook.errors import BenchbookError, InvalidInput
-from benchbook.services import datasets, imports, jobs, secrets, uploads
+from benchbook.services import datasets, imports, jobs, recipes, secrets, uploads
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.services.controls import require_import
@@ -50,6 +53,15 @@ def _has_hf_token(ctx: Context) -> bool:
         return False
 
 
+def _recipes(ctx: Context) -> list[RecipeSummary]:
+    """Registered recipes the caller can import with (own and ``_shared``); none without
+    ``recipes:read``."""
+    try:
+        return recipes.list_recipes(ctx)
+    except BenchbookError:
+        return []
+
+
 def _script_json(value: Any) -> str:
     """JSON safe inside ``<script type="application/json">`` (no ``</script>`` break-out)."""
     return orjson.dumps(value).decode().replace("<", "\\u003c").replace(">", "\\u003e")
@@ -68,11 +80,18 @@ def wizard(request: Request, page: PageDep, benchmark: str = "") -> Response:
         catalog=catalog,
         catalog_json=_script_json(
             {
-                b.id: {"description": b.description, "license": b.license, "gated": b.gated}
+                b.id: {
+                    "description": b.description,
+                    "license": b.license,
+                    "gated": b.gated,
+                    "version": b.version,
+                    "graders": [g.id for g in b.graders] + [g.id for g in b.extra_graders],
+                }
                 for b in catalog
             }
         ),
         chosen=benchmark,
+        recipes=_recipes(page.ctx),
         has_hf_token=_has_hf_token(page.ctx),
         envs=("auto", "prompt", "repo", "browser", "os-use"),
     )
@@ -100,9 +119,15 @@ def _existing_versions(ctx: Context, dataset_id: str) -> list[str]:
         return []
 
 
-def _version_plan(ctx: Context, req: ImportRequest, target: str) -> dict[str, Any] | None:
+def _version_plan(
+    ctx: Context, req: ImportRequest, target: str, path: Path | None, name: str | None
+) -> dict[str, Any] | None:
+    """``plan_version`` plus ``checked``: for an uploaded file, ``compare_with_latest``."""
     try:
-        return imports.plan_version(ctx, req, target)
+        plan: dict[str, Any] = imports.plan_version(ctx, req, target)
+        if plan["latest"]:
+            plan["checked"] = imports.compare_with_latest(ctx, req, target, path, name)
+        return plan
     except BenchbookError:
         return None
 
@@ -140,11 +165,12 @@ def _preview(page: Page, req: ImportRequest, upload_id: str | None) -> dict[str,
     """The preview (may wait on Hugging Face; blocking: run in a worker thread)."""
     path, name = uploads.upload_path(page.ctx, upload_id) if upload_id else (None, None)
     result = imports.preview_benchmark_source(page.ctx, req, file=path, file_name=name)
-    target = req.id or (req.spec.id if req.spec else req.benchmark) or ""
+    # Without a chosen id, the version is planned for the id the preview suggests.
+    target = req.id or result.suggested_id or (req.spec.id if req.spec else req.benchmark) or ""
     out: dict[str, Any] = result.model_dump(mode="json")
     out["existing_versions"] = _existing_versions(page.ctx, target) if target else []
     out["dataset_id"] = target
-    out["version_plan"] = _version_plan(page.ctx, req, target) if target else None
+    out["version_plan"] = _version_plan(page.ctx, req, target, path, name) if target else None
     return out
 
 

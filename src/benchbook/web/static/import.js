@@ -6,7 +6,11 @@
   const $ = (id) => document.getElementById(id);
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
   const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], plan: null, planId: "", timer: null,
+    suggestedId: "", matches: [], keepUpload: false, gradersTouched: false,
     hf: { dataset: null, gated: false, refused: false, splits: [], files: [], revision: null } };
+  // Upload and Hugging Face sources are mapped here; a catalog entry or a registered recipe
+  // brings its own mapping, graders and lineage.
+  const ownMapping = () => state.kind === "upload" || state.kind === "hf";
   const hasToken = () => document.getElementById("wizard").dataset.hasToken === "yes";
 
   async function call(method, url, body, isForm) {
@@ -16,12 +20,41 @@
     const data = await response.json().catch(() => ({ message: response.statusText }));
     if (!response.ok) {
       const errors = (data.details && data.details.errors) || [];
-      const where = errors.slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ");
-      const failure = new Error((data.message || "request failed") + (where && !data.message.includes(where) ? ` (${where})` : ""));
+      const message = data.message || "request failed";
+      const where = errors.filter((e) => !message.includes(e.message)).slice(0, 5).map((e) => `${e.path}: ${e.message}`).join("; ");
+      const failure = new Error(message + (where ? ` (${where})` : ""));
       failure.details = data.details || {};
       throw failure;
     }
     return data;
+  }
+
+  // An error is shown beside the step that caused it (the source, the column roles, the answer
+  // extraction, the dataset id, the import) and scrolled into view.
+  const ERROR_SLOTS = { source: "source-status", map: "map-error", extract: "extract-error", id: "id-error", import: "import-error" };
+
+  function clearErrors() {
+    for (const el of document.querySelectorAll("[data-step-error]")) { el.hidden = true; el.textContent = ""; }
+    $("source-status").classList.remove("field-error");
+  }
+
+  function stepOf(error, fallback) {
+    const paths = ((error.details && error.details.errors) || []).map((e) => String(e.path || ""));
+    const where = paths.join(" ") + " " + error.message;
+    if (/answer_pattern/.test(where)) return "extract";
+    if (paths.some((p) => p === "id" || p === "spec.id")) return "id";
+    if (paths.some((p) => /(^|\.)mapping\b|^grader/.test(p))) return "map";
+    return fallback;
+  }
+
+  function showError(step, message) {
+    const el = $(ERROR_SLOTS[step]);
+    el.textContent = message;
+    el.hidden = false;
+    if (step === "source") el.classList.add("field-error");
+    const section = el.closest("section");
+    if (section && section.hidden) section.hidden = false;
+    el.scrollIntoView({ block: "nearest" });
   }
 
   function roleOf(field) { return Object.keys(state.roles).find((r) => state.roles[r] === field) || "none"; }
@@ -57,7 +90,7 @@
     head.replaceChildren();
     body.replaceChildren();
     const tr = head.insertRow();
-    const editable = state.kind !== "catalog";
+    const editable = ownMapping();
     for (const field of state.fields) {
       const th = document.createElement("th");
       th.scope = "col";
@@ -99,20 +132,55 @@
     }
   }
 
+  // The typed id, else the server's suggestion (the catalog entry's, or the file name without
+  // extension and split words), else a placeholder.
   function datasetId() {
     const typed = $("dataset-id").value.trim();
     if (typed) return typed;
     if (state.kind === "catalog") return $("benchmark").value;
+    if (state.kind === "recipe") return $("recipe").value;
+    if (state.suggestedId) return state.suggestedId;
     if (state.kind === "hf") return (state.hf.dataset || "dataset").split("/").pop().replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "dataset";
-    const stem = (state.fileName || "dataset").replace(/\.(gz)$/i, "").replace(/\.[^.]+$/, "");
-    return stem.replace(/[^A-Za-z0-9._-]+/g, "-").replace(/^[^A-Za-z0-9]+/, "") || "dataset";
+    return "dataset";
+  }
+
+  // Answer extraction → mapping.answer_pattern: none (the whole cell), the text after a marker,
+  // or the first group of a regular expression.
+  const escapeRegex = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  function answerPattern() {
+    const how = document.querySelector('input[name="extract"]:checked').value;
+    if (how === "marker" && $("extract-marker").value) return escapeRegex($("extract-marker").value) + "\\s*(.+?)\\s*$";
+    if (how === "regex" && $("extract-regex").value) return $("extract-regex").value;
+    return null;
+  }
+
+  const GRADERS = {
+    numeric: { id: "numeric", config: { tolerance: 1e-6 } },
+    exact: { id: "answer-match", config: { mode: "exact" } },
+    normalized: { id: "answer-match", config: { mode: "normalized" } },
+    contains: { id: "answer-match", config: { mode: "contains" } },
+  };
+  function chosenGraders() {
+    return [...document.querySelectorAll('input[name="grader"]:checked')].map((box) => GRADERS[box.value]);
+  }
+  function showGraderGuess(guess) {
+    const keys = guess.map((g) => g.id === "numeric" ? "numeric" : (g.config && g.config.mode) || "exact");
+    $("grader-hint").textContent = keys.length ? `(suggested: ${keys.join(", ")})` : "";
+    if (state.gradersTouched) return;
+    for (const box of document.querySelectorAll('input[name="grader"]')) box.checked = keys.includes(box.value);
   }
 
   function mapping() {
     const m = { env: $("adv-env").value };
     if (state.roles.task) m.task_field = state.roles.task;
     if (state.roles.id) m.id_field = state.roles.id;
-    if (state.roles.answer) m.answer_field = state.roles.answer;
+    if (state.roles.answer) {
+      m.answer_field = state.roles.answer;
+      const pattern = answerPattern();
+      if (pattern) m.answer_pattern = pattern;
+      const graders = chosenGraders();
+      if (graders.length) m.extra_graders = graders;
+    }
     const template = $("adv-template").value;
     if (template.trim()) m.task_template = template;
     if (!m.task_field && !m.task_template) m.task_template = " "; // placeholder until a task is chosen
@@ -127,11 +195,19 @@
     return m;
   }
 
+  // The id is sent only once chosen (typed, or the preview's suggestion when importing): the
+  // preview then plans the version for the id it suggests.
   function request(forImport) {
     const id = datasetId();
-    const req = { id };
+    const req = {};
+    if (forImport || $("dataset-id").value.trim() || !ownMapping()) req.id = id;
     if (state.kind === "catalog") req.benchmark = $("benchmark").value;
-    else req.spec = { id, version: "1.0.0", source: state.kind === "hf" ? hfSource() : { kind: "file" }, mapping: mapping() };
+    else if (state.kind === "recipe") req.recipe = { id: $("recipe").value };
+    else {
+      req.spec = { id, version: "1.0.0", source: state.kind === "hf" ? hfSource() : { kind: "file" }, mapping: mapping() };
+      const description = $("description").value.trim();
+      if (description) req.spec.description = description;
+    }
     if (forImport && state.existing.length) req.bump = document.querySelector('input[name="bump"]:checked').value;
     return { request: req, upload_id: state.kind === "hf" ? null : state.uploadId };
   }
@@ -158,25 +234,85 @@
     state.existing = data.existing_versions || [];
     state.plan = data.version_plan || null;
     state.planId = data.dataset_id || datasetId();
-    const noTask = state.kind !== "catalog" && !state.roles.task && !$("adv-template").value.trim();
+    if (ownMapping()) state.suggestedId = data.suggested_id || "";
+    state.matches = state.kind === "upload" ? data.catalog_matches || [] : [];
+    showMatch();
+    showAnswerOptions(data);
+    const noTask = ownMapping() && !state.roles.task && !$("adv-template").value.trim();
     const assertion = $("assertion");
     assertion.textContent = noTask ? "Choose the task column: click a column header until it says “task”." : data.assertion;
     const warnings = noTask ? [] : data.warnings;
     assertion.classList.toggle("warn", noTask || warnings.length > 0);
     $("warnings").replaceChildren(...warnings.map((w) => { const li = document.createElement("li"); li.textContent = w; return li; }));
-    const first = data.cases && data.cases[0];
-    $("template-preview").textContent = noTask ? "" : first ? first.task : "";
+    const tasks = noTask ? [] : (data.cases || []).slice(0, 3).map((c) => c.task);
+    $("template-preview").replaceChildren(...tasks.map((t) => { const li = document.createElement("li"); const pre = document.createElement("pre"); pre.className = "wrap"; pre.textContent = t; li.appendChild(pre); return li; }));
     $("import-btn").disabled = noTask; // a blank task is not a case: choose one first
     $("version-pick").hidden = state.existing.length === 0;
     $("existing").textContent = state.existing.length ? `(existing: ${state.existing.join(", ")})` : "";
     renderPlan();
     const hint = ROLES.filter((r) => state.guess[r + "_field"]).map((r) => `${r} = ${state.guess[r + "_field"]}`);
-    $("suggestion").hidden = state.kind === "catalog" || hint.length === 0;
+    $("suggestion").hidden = !ownMapping() || hint.length === 0;
     $("suggestion").querySelector("span").textContent = "Suggested: " + hint.join(", ") + ".";
     $("map-step").hidden = false;
     $("import-step").hidden = false;
-    if (!$("dataset-id").value) $("dataset-id").placeholder = datasetId();
+    $("dataset-id").placeholder = state.planId || datasetId();
     renderTable();
+  }
+
+  // A file that is a catalog entry's export: offer importing it as that entry.
+  function showMatch() {
+    const match = state.matches[0];
+    $("recognized").hidden = !match;
+    if (!match) return;
+    $("match-id").textContent = match.benchmark;
+    $("match-name").textContent = match.benchmark;
+    $("match-columns").textContent = match.columns.join(", ");
+    $("match-about").textContent = [match.description, match.assertion, match.graders.length && "Graders: " + match.graders.join(", ") + "."].filter(Boolean).join(" ");
+  }
+
+  function useMatch() {
+    const match = state.matches[0];
+    if (!match) return;
+    state.kind = "catalog";
+    state.keepUpload = true;
+    state.roles = {};
+    document.querySelector('input[name="source-kind"][value="catalog"]').checked = true;
+    for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== "catalog";
+    $("benchmark").value = match.benchmark;
+    onCatalogChange();
+    $("recognized").hidden = true;
+    preview();
+  }
+
+  // The answer step (extraction with a live sample, graders) for a chosen answer column; for a
+  // catalog entry, a summary of what the entry applies.
+  function showAnswerOptions(data) {
+    const own = ownMapping();
+    $("description-box").hidden = !own;
+    $("answer-options").hidden = !own || !state.roles.answer;
+    const first = data.cases && data.cases[0];
+    $("extract-sample").textContent = first && "expected" in first ? JSON.stringify(first.expected) : "—";
+    $("extract-marker").hidden = document.querySelector('input[name="extract"]:checked').value !== "marker";
+    $("extract-regex").hidden = document.querySelector('input[name="extract"]:checked').value !== "regex";
+    showGraderGuess(data.grader_guess || []);
+    const summary = $("match-summary");
+    summary.hidden = own;
+    if (own) return;
+    const m = data.mapping || {};
+    const answer = m.answer_field && `Answer: ${m.answer_pattern ? `the part of \`${m.answer_field}\` matching ${m.answer_pattern}` : `\`${m.answer_field}\``}`;
+    let parts;
+    if (state.kind === "recipe") {
+      const option = $("recipe").selectedOptions[0];
+      parts = [answer, `Lineage: recipe ${option.value}@${option.dataset.latest}${option.dataset.shared === "yes" ? " (_shared)" : ""}`];
+    } else {
+      const entry = JSON.parse($("catalog-data").textContent)[$("benchmark").value] || {};
+      parts = [
+        answer,
+        `Graders: ${(entry.graders || []).join(", ") || "none"}`,
+        `Lineage: catalog ${$("benchmark").value}@${entry.version || "?"}${state.keepUpload && state.fileName ? `, read from your file ${state.fileName}` : ""}`,
+      ];
+    }
+    summary.textContent = parts.filter(Boolean).join(" · ");
   }
 
   // The version Import will register, from the chosen bump and the existing versions. Whether
@@ -186,7 +322,13 @@
     const plan = state.plan;
     const id = state.planId;
     let text = "";
-    if (plan && state.existing.length && plan.latest) {
+    const checked = plan && plan.checked;
+    if (checked && checked.identical) {
+      text = `Identical to ${id}@${checked.latest} — nothing to import.`;
+    } else if (checked && state.existing.length) {
+      const bump = document.querySelector('input[name="bump"]:checked').value;
+      text = `Will register ${id}@${plan.bumps[bump]}.`;
+    } else if (plan && state.existing.length && plan.latest) {
       const bump = document.querySelector('input[name="bump"]:checked').value;
       text = `Will register ${id}@${plan.bumps[bump]} — or nothing, if the content is identical to ${id}@${plan.latest}.`;
     } else if (plan) {
@@ -196,12 +338,15 @@
   }
 
   async function preview() {
+    clearErrors();
     $("source-status").textContent = "Reading the first rows…";
     try {
       showPreview(await call("POST", "/import/preview", request(false)));
       $("source-status").textContent = "";
     } catch (error) {
-      $("source-status").textContent = error.message;
+      const step = $("map-step").hidden ? "source" : stepOf(error, "source");
+      if (step !== "source") $("source-status").textContent = "";
+      showError(step, error.message);
     }
   }
 
@@ -212,7 +357,8 @@
 
   async function uploadAndPreview(input) {
     const file = input.files[0];
-    state.uploadId = null;
+    clearErrors();
+    if (file || !(state.kind === "catalog" && state.keepUpload)) { state.uploadId = null; state.keepUpload = false; }
     if (file) {
       $("source-status").textContent = `Uploading ${file.name}…`;
       const form = new FormData();
@@ -221,12 +367,13 @@
         const saved = await call("POST", "/import/uploads", form, true);
         state.uploadId = saved.upload_id;
         state.fileName = saved.name;
+        state.suggestedId = "";
       } catch (error) {
-        $("source-status").textContent = error.message;
+        showError("source", error.message);
         return;
       }
     }
-    if (state.kind === "upload" && !state.uploadId) { $("source-status").textContent = "Choose a file first."; return; }
+    if (state.kind === "upload" && !state.uploadId) { showError("source", "Choose a file first."); return; }
     await preview();
   }
 
@@ -309,7 +456,8 @@
     const bar = $("progress");
     const p = job.progress;
     if (p.total) { bar.max = p.total; bar.value = Math.min(p.rows_read, p.total); }
-    $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}` : "");
+    const percent = p.total ? ` (${Math.floor((100 * Math.min(p.rows_read, p.total)) / p.total)}%)` : "";
+    $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}${percent}` : "");
     // How the source was read when not the plain way (e.g. the viewer failed mid-split and the
     // rest came from the Parquet export at the same commit).
     const notes = (job.result && job.result.notes) || p.notes || [];
@@ -317,9 +465,12 @@
     $("import-notes").hidden = notes.length === 0;
     if (job.state === "queued" || job.state === "running") { setTimeout(() => poll(jobId), 250); return; }
     if (job.state !== "succeeded") {
-      bar.value = 0;
-      $("import-error").hidden = false;
-      $("import-error").textContent = job.error ? job.error.message : job.state;
+      // A stopped bar: a value ends the indeterminate animation; the text says why.
+      bar.value = Math.min(p.rows_read, bar.max);
+      bar.dataset.failed = "true";
+      const after = p.rows_read ? ` after ${p.rows_read.toLocaleString()} rows` : "";
+      $("progress-text").textContent = `Import ${job.state}${after}; nothing was imported.`;
+      showError("import", job.error ? job.error.message : job.state);
       $("import-btn").disabled = false;
       return;
     }
@@ -333,16 +484,19 @@
   }
 
   async function startImport() {
-    $("import-error").hidden = true;
+    clearErrors();
     $("import-btn").disabled = true;
     $("progress-box").hidden = false;
     $("progress").removeAttribute("value");
+    delete $("progress").dataset.failed;
+    $("progress-text").textContent = "";
     try {
       const started = await call("POST", "/import/jobs", request(true));
       await poll(started.job_id);
     } catch (error) {
-      $("import-error").hidden = false;
-      $("import-error").textContent = error.message;
+      $("progress").value = 0;
+      $("progress").dataset.failed = "true";
+      showError(stepOf(error, "import"), error.message);
       $("import-btn").disabled = false;
     }
   }
@@ -352,27 +506,33 @@
       radio.addEventListener("change", () => {
         state.kind = radio.value;
         for (const panel of document.querySelectorAll("[data-panel]")) panel.hidden = panel.dataset.panel !== state.kind;
-        state.uploadId = null; state.roles = {};
+        state.uploadId = null; state.roles = {}; state.keepUpload = false; state.suggestedId = ""; state.matches = [];
+        clearErrors(); $("recognized").hidden = true; $("match-summary").hidden = true;
         $("map-step").hidden = true; $("import-step").hidden = true; $("source-status").textContent = "";
         showGatedWarning();
       });
     }
     state.kind = document.querySelector('input[name="source-kind"]:checked').value;
-    $("benchmark").addEventListener("change", onCatalogChange);
+    $("benchmark").addEventListener("change", () => { state.keepUpload = false; onCatalogChange(); });
     onCatalogChange();
     $("preview-btn").addEventListener("click", () => {
-      if (state.kind !== "hf") { uploadAndPreview(state.kind === "upload" ? $("file") : $("catalog-file")); return; }
+      if (state.kind !== "hf") { uploadAndPreview($({ upload: "file", catalog: "catalog-file", recipe: "recipe-file" }[state.kind])); return; }
       if (state.hf.splits.length || state.hf.files.length) preview();
       else $("source-status").textContent = "Search Hugging Face and choose a dataset first.";
     });
     $("hf-search").addEventListener("submit", searchHf);
     for (const id of ["hf-split", "hf-file"]) $(id).addEventListener("change", () => { state.roles = {}; preview(); });
     $("file").addEventListener("change", () => uploadAndPreview($("file")));
+    $("use-match").addEventListener("click", useMatch);
+    for (const radio of document.querySelectorAll('input[name="extract"]')) radio.addEventListener("change", schedulePreview);
+    for (const id of ["extract-marker", "extract-regex"]) $(id).addEventListener("input", schedulePreview);
+    for (const box of document.querySelectorAll('input[name="grader"]')) box.addEventListener("change", () => { state.gradersTouched = true; schedulePreview(); });
     $("use-suggestion").addEventListener("click", () => {
       state.roles = {};
       for (const r of ROLES) if (state.guess[r + "_field"]) state.roles[r] = state.guess[r + "_field"];
       renderTable(); schedulePreview();
     });
+    $("description").addEventListener("input", schedulePreview);
     for (const id of ["adv-env", "adv-git", "adv-ref", "adv-start-url", "adv-template", "adv-image", "adv-target", "adv-os", "dataset-id"]) {
       $(id).addEventListener("input", schedulePreview);
     }

@@ -1,0 +1,72 @@
+"""Import progress (SPEC E.5): the counter that reports rows read and cases built while an
+import streams, the read notes of a source, and the error for a source without rows."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+
+from benchbook.contracts.imports import ImportProgress
+from benchbook.datasets.sources.base import RowSource
+from benchbook.errors import InvalidInput
+from benchbook.store.datasets import CaseRow
+
+PROGRESS_EVERY = 1000
+PROGRESS_INTERVAL_S = 0.25
+Progress = Callable[[ImportProgress], None]
+
+
+def no_rows(source: RowSource) -> InvalidInput:
+    """The error for a source that yielded no rows: an import never registers an empty version
+    (``register_dataset`` with an explicit empty ``cases`` list still may)."""
+    ref = source.ref
+    name = ref.file or ref.dataset or "the source"
+    if ref.dataset and ref.split:
+        name = f"{ref.dataset} ({ref.split})"
+    return InvalidInput(
+        f"{name} has no rows; nothing imported", {"errors": [{"path": name, "message": "no rows"}]}
+    )
+
+
+def source_notes(source: RowSource) -> list[str]:
+    """How the source was read when not the plain way (a Hugging Face fallback), in order."""
+    return list(getattr(source, "notes", None) or [])
+
+
+class ImportCounter:
+    """Rows read and cases built, reported every 1000 rows or, at a 100-row boundary (a viewer
+    page), once 0.25 s have passed; and once more when the stream ends, still inside the
+    transaction, so a progress callback that raises (a cancelled job) stores nothing."""
+
+    def __init__(self, progress: Progress | None, source: RowSource) -> None:
+        self.progress, self.source, self.total = progress, source, source.total
+        self.rows = self.cases = 0
+        self.reported_at = time.monotonic()
+
+    def on_row(self, rows_read: int, cases_built: int) -> None:
+        self.rows, self.cases = rows_read, cases_built
+        if self.progress is None:
+            return
+        if rows_read % PROGRESS_EVERY == 0 or (
+            rows_read % 100 == 0 and time.monotonic() - self.reported_at >= PROGRESS_INTERVAL_S
+        ):
+            self.report()
+
+    def report(self) -> None:
+        if self.progress is not None:
+            self.reported_at = time.monotonic()
+            self.progress(
+                ImportProgress(
+                    rows_read=self.rows,
+                    cases_built=self.cases,
+                    total=self.total,
+                    notes=source_notes(self.source),
+                )
+            )
+
+    def track(self, stream: Iterator[CaseRow]) -> Iterator[CaseRow]:
+        """``stream`` as is; at its end, InvalidInput when no row was read (rolls back)."""
+        yield from stream
+        if self.rows == 0:
+            raise no_rows(self.source)
+        self.report()
