@@ -40,7 +40,7 @@ def _version(conn: object, version: str) -> int:
 
 def _hashes_in_order(conn: Connection, version_pk: int) -> list[str]:
     """A version's case hashes in case order (by id from the store, ordered by the page)."""
-    by_id = dict(repo.case_hashes_by_id(conn, version_pk))
+    by_id = dict(p for ps in repo.case_hashes_by_id(conn, version_pk) for p in ps)
     return [by_id[case_id] for _, case_id, _ in repo.case_page(conn, version_pk, None, 10**7)]
 
 
@@ -74,6 +74,41 @@ def test_a_body_repeated_inside_one_import_is_stored_once(engine: Engine) -> Non
     with engine.connect() as conn:
         assert conn.scalar(select(func.count()).select_from(case_bodies)) == 1
         assert conn.scalar(select(func.count(func.distinct(version_cases.c.body_id)))) == 1
+
+
+def test_batches_mixing_stored_and_new_bodies_link_every_case_to_its_one_body(
+    engine: Engine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A SQLite writer inserts a batch of new bodies without looking them up first and falls back
+    to a look-up when some were stored: every case still points at the one body of its hash."""
+    from benchbook.store import case_writes
+
+    monkeypatch.setattr(case_writes, "BATCH_ROWS", 3)
+
+    def row(case_id: str, n: int) -> CaseRow:
+        body = orjson.dumps({"n": n})
+        return case_id, body, sha256_hex(body)
+
+    first = [row(f"a{n}", n) for n in range(5)]
+    # batches of 3: all new | one stored among new | all new again | stored twice, repeated
+    numbers = [10, 11, 12, 1, 13, 14, 15, 16, 17, 3, 3, 18]
+    second = [row(f"b{i}", n) for i, n in enumerate(numbers)]
+    with engine.begin() as conn:
+        pk = _version(conn, "1.0.0")
+        list(repo.write_cases(conn, pk, iter(first)))
+        pk2 = _version(conn, "2.0.0")
+        assert list(repo.write_cases(conn, pk2, iter(second))) == [h for _, _, h in second]
+    with engine.connect() as conn:
+        assert conn.scalar(select(func.count()).select_from(case_bodies)) == 5 + 9
+        assert _hashes_in_order(conn, pk2) == [h for _, _, h in second]
+        pages = repo.case_page(conn, pk2, None, 100)
+        assert [(c, orjson.loads(b)["n"]) for _, c, b in pages] == [
+            (f"b{i}", n) for i, n in enumerate(numbers)
+        ]
+        before, after = repo.body_index(conn, pk), repo.body_index(conn, pk2)
+    assert (
+        after["b3"][1] == before["a1"][1] and after["b9"][1] == after["b10"][1] == before["a3"][1]
+    )
 
 
 @pytest.fixture

@@ -7,8 +7,6 @@ from typing import Any
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Column, Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -110,6 +108,8 @@ def _run_import(ctx: Context, request: Any, file: Path | None, progress_bar: boo
     """
     if not progress_bar:
         return svc.import_benchmark(ctx, request, file)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     columns = (
         TextColumn("importing"),
         BarColumn(),
@@ -146,6 +146,8 @@ def preview(
     console.print(f"[bold]{escape(result.assertion)}[/]")
     for warning in result.warnings:
         console.print(f"[yellow]warning[/]: {escape(warning)}")
+    from rich.table import Table
+
     table = Table("id", "task", "expected", "env")
     for case in result.cases:
         env = case.get("env")
@@ -165,6 +167,8 @@ def list_(json: bool = JSON_OPTION) -> None:
     items = svc.list_benchmarks(local_context())
     if json:
         return emit_json(items)
+    from rich.table import Column, Table
+
     table = Table("category", "source", "license", "scoring")
     # Ids never wrap or shrink: the other columns fold or ellipsize into what width is left.
     table.columns.insert(

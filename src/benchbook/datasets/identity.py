@@ -82,6 +82,12 @@ class VersionHasher:
         self._h.update(b"\n")
         self.count += 1
 
+    def add_many(self, case_hashes: list[str]) -> None:
+        """:meth:`add` for each hash in order (one ``update``: the same bytes)."""
+        if case_hashes:
+            self._h.update(("\n".join(case_hashes) + "\n").encode("ascii"))
+            self.count += len(case_hashes)
+
     def hexdigest(self) -> str:
         """The version content hash (hex)."""
         return self._h.hexdigest()

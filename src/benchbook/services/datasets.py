@@ -245,8 +245,8 @@ def _store(
         _check_unchanged(conn, workspace, dataset_id, pk, meta, unless_same_as)
     # Hashed in case id order straight from the stored rows: identity ignores case order.
     hasher = VersionHasher(meta)
-    for _, h in repo.case_hashes_by_id(conn, pk):
-        hasher.add(h)
+    for pairs in repo.case_hashes_by_id(conn, pk):
+        hasher.add_many([h for _, h in pairs])
     content_hash = hasher.hexdigest()
     repo.finish_version(conn, pk, content_hash, count)
     _event(conn, workspace, dataset_id, "registered", actor, version, cases=count)
@@ -307,7 +307,9 @@ def _difference(
     incoming: list[tuple[str, str]],
 ) -> tuple[str, dict[str, Any]]:
     """What differs between a stored version and incoming content: the diff's own terms."""
-    cases = count_case_differences(repo.case_hashes_by_id(conn, existing.pk), incoming)
+    cases = count_case_differences(
+        (pair for pairs in repo.case_hashes_by_id(conn, existing.pk) for pair in pairs), incoming
+    )
     fields = changed_meta_fields(_stored_meta(existing), meta)
     return describe_difference(cases, fields), {"cases": cases, "meta": fields}
 

@@ -23,9 +23,11 @@ CaseRow = tuple[str, bytes, str]
 def write_cases(conn: Connection, version_pk: int, rows: Iterable[CaseRow]) -> Iterator[str]:
     """Store case rows in order, yielding each case hash after it is queued.
 
-    A body is stored once per hash: each batch looks its hashes up in one query per
-    :data:`_LOOKUP_CHUNK` and appends only the new bodies under fresh integer ids; the ordered
-    ``(position, case_id, body_id)`` rows go to ``version_cases``. SQLite writes with batched
+    A body is stored once per hash under an integer id; the ordered ``(position, case_id,
+    body_id)`` rows go to ``version_cases``. On SQLite a batch either looks its hashes up first
+    (one query per :data:`_LOOKUP_CHUNK`) and appends only the new bodies, or — while the previous
+    batch held only new bodies, as in a first import — inserts all of them with ``ON CONFLICT
+    (hash) DO NOTHING`` and looks up only when some were stored already. SQLite writes with batched
     ``executemany`` on the driver cursor (the transaction already holds the database write lock,
     so lookup-then-insert cannot race) and a larger page cache for the load. PostgreSQL ``COPY``s
     each batch into a staging table and inserts its new bodies with ``ON CONFLICT (hash) DO
@@ -55,6 +57,9 @@ def write_cases(conn: Connection, version_pk: int, rows: Iterable[CaseRow]) -> I
 #: ``case_id`` indexes hot while bodies stream past.
 SQLITE_LOAD_CACHE_KIB = 65536
 _LOOKUP_CHUNK = 500
+_SQLITE_INSERT_NEW = (
+    "INSERT INTO case_bodies (id, hash, body) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING"
+)
 
 
 class _SqliteWriter:
@@ -66,6 +71,8 @@ class _SqliteWriter:
         self.pk = version_pk
         self.pos = 0
         self.batch: list[tuple[str, bytes, str]] = []
+        #: Whether the next batch inserts before looking up (see :meth:`_insert_new`).
+        self.expect_new = True
 
     def add(self, case_id: str, body: bytes, case_hash: str) -> None:
         self.batch.append((case_id, body, case_hash))
@@ -85,26 +92,53 @@ class _SqliteWriter:
         batch = self.batch
         if not batch:
             return
-        ids = self._known(list({h for _, _, h in batch}))
-        new: list[tuple[int, str, str]] = []
-        links: list[tuple[int, int, str, int]] = []
-        pk, pos, next_id, known = self.pk, self.pos, self.next_id, ids.get
-        for case_id, body, case_hash in batch:
-            body_id = known(case_hash)
-            if body_id is None:
-                next_id += 1
-                body_id = ids[case_hash] = next_id
-                new.append((body_id, case_hash, body.decode()))
-            links.append((pk, pos, case_id, body_id))
-            pos += 1
-        self.pos, self.next_id = pos, next_id
-        self.cur.executemany("INSERT INTO case_bodies (id, hash, body) VALUES (?, ?, ?)", new)
+        ids = self._insert_new(batch) if self.expect_new else self._insert_unknown(batch)
+        pk, pos = self.pk, self.pos
+        links = [(pk, pos + i, case_id, ids[h]) for i, (case_id, _, h) in enumerate(batch)]
+        self.pos = pos + len(batch)
         self.cur.executemany(
             "INSERT INTO version_cases (version_pk, position, case_id, body_id)"
             " VALUES (?, ?, ?, ?)",
             links,
         )
         batch.clear()
+
+    def _fresh(
+        self, batch: list[tuple[str, bytes, str]], ids: dict[str, int]
+    ) -> list[tuple[int, str, str]]:
+        """``(id, hash, body)`` rows under fresh ids for the batch's hashes missing from ``ids``
+        (each once), which gains them."""
+        new: list[tuple[int, str, str]] = []
+        next_id = self.next_id
+        for _, body, case_hash in batch:
+            if case_hash not in ids:
+                next_id += 1
+                ids[case_hash] = next_id
+                new.append((next_id, case_hash, body.decode()))
+        self.next_id = next_id
+        return new
+
+    def _insert_unknown(self, batch: list[tuple[str, bytes, str]]) -> dict[str, int]:
+        """Look the batch's hashes up first, then append only the bodies not stored yet (the
+        usual case for a new version of a stored dataset); ``{hash: id}`` of the whole batch."""
+        ids = self._known(list({h for _, _, h in batch}))
+        self.expect_new = not ids
+        new = self._fresh(batch, ids)
+        self.cur.executemany("INSERT INTO case_bodies (id, hash, body) VALUES (?, ?, ?)", new)
+        return ids
+
+    def _insert_new(self, batch: list[tuple[str, bytes, str]]) -> dict[str, int]:
+        """Insert every body of the batch under fresh ids, skipping hashes already stored (the
+        unique index checks each anyway), without a look-up first: the usual case for a new
+        dataset. When some were stored, their stored ids are read back (our ids for them stay
+        unused) and later batches look up first; ``{hash: id}`` of the whole batch."""
+        ids: dict[str, int] = {}
+        new = self._fresh(batch, ids)
+        self.cur.executemany(_SQLITE_INSERT_NEW, new)
+        if self.cur.rowcount != len(new):
+            ids.update(self._known(list(ids)))
+            self.expect_new = False
+        return ids
 
     def close(self) -> None:
         self.cur.execute(f"PRAGMA cache_size={int(self.cache_size)}")

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, text, update
+from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
@@ -302,20 +302,30 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
         after = rows[-1][0]
 
 
-def case_hashes_by_id(conn: Connection, version_pk: int) -> Iterator[tuple[str, str]]:
+def case_hashes_by_id(
+    conn: Connection, version_pk: int, chunk: int = 5000
+) -> Iterator[list[tuple[str, str]]]:
     """``(case_id, case_hash)`` of a version sorted by case id in code point order (the version
-    content hash's order). PostgreSQL compares with the ``C`` collation, byte order of UTF-8,
-    which is code point order; SQLite's default ``BINARY`` collation is the same."""
-    collate = ' COLLATE "C"' if conn.dialect.name == "postgresql" else ""
-    sql = text(
+    content hash's order), in lists of up to ``chunk`` pairs. PostgreSQL compares with the ``C``
+    collation, byte order of UTF-8, which is code point order; SQLite's default ``BINARY``
+    collation is the same. Read on the DBAPI cursor (a server-side cursor on PostgreSQL), so a
+    million-case version never sits in memory and no row passes through SQLAlchemy."""
+    raw = conn.connection.driver_connection
+    sql = (
         "SELECT vc.case_id, cb.hash FROM version_cases vc"
-        " JOIN case_bodies cb ON cb.id = vc.body_id"
-        f" WHERE vc.version_pk = :pk ORDER BY vc.case_id{collate}"
+        " JOIN case_bodies cb ON cb.id = vc.body_id WHERE vc.version_pk = ? ORDER BY vc.case_id"
     )
-    # Streamed (a server-side cursor on PostgreSQL): a million-case version never sits in memory.
-    result = conn.execute(sql, {"pk": version_pk}, execution_options={"yield_per": 5000})
-    for case_id, case_hash in result:
-        yield str(case_id), str(case_hash)
+    if conn.dialect.name == "postgresql":
+        sql = sql.replace("?", "%s") + ' COLLATE "C"'
+        cur = raw.cursor(name="bb_case_hashes_by_id")  # type: ignore[union-attr]
+    else:
+        cur = raw.cursor()  # type: ignore[union-attr]
+    try:
+        cur.execute(sql, (version_pk,))
+        while rows := cur.fetchmany(chunk):
+            yield rows
+    finally:
+        cur.close()
 
 
 def body_index(conn: Connection, version_pk: int) -> dict[str, tuple[int, int]]:

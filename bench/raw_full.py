@@ -1,0 +1,107 @@
+"""The full raw import baseline as a bare process: ``python -m bench.raw_full MODE FILE BASE [DB]``.
+
+Per line of a GSM8K-like JSONL file: ``orjson.loads``, the case built as a plain dict (``BASE``,
+a JSON file holding the case fields every row shares, plus id, task, expected by the catalog's
+``answer_pattern`` and metadata), canonical JSON (``orjson.dumps`` with ``OPT_SORT_KEYS``, the
+bytes the registry stores), ``sha256`` hex; then by ``MODE``:
+
+- ``sqlite``: ``(case_id, hash, body)`` inserted into a one-table SQLite database ``DB``
+  (rowid key, no other index), batched ``executemany``, one transaction;
+- ``copy``: the same rows ``COPY``'d into a one-table PostgreSQL table in the database at the
+  URL ``DB`` (psycopg), one transaction;
+- ``hash``: nothing stored (the bar for an identical re-import).
+
+Imports nothing from Benchbook, so the process is the bare cost: interpreter, orjson, hashlib and
+the driver. Prints one JSON line: rows and the hex hashes of the first three rows (the bench
+checks them against the import path's, so the baseline builds the very same bodies).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterator
+from hashlib import sha256
+from pathlib import Path
+
+import orjson
+
+BATCH = 2000
+ANSWER = re.compile(r"####\s*(.+?)\s*$")  # the gsm8k catalog entry's answer_pattern
+
+
+def rows(path: str, base: dict[str, object], dataset_id: str) -> Iterator[tuple[str, str, str]]:
+    """``(case_id, sha256 hex, canonical body)`` per line."""
+    dumps, loads, sorted_keys = orjson.dumps, orjson.loads, orjson.OPT_SORT_KEYS
+    with open(path, "rb") as f:
+        for i, line in enumerate(f):
+            row = loads(line)
+            answer = row["answer"]
+            match = ANSWER.search(answer)
+            if match is None:
+                raise SystemExit(f"line {i + 1}: no answer")
+            case = base.copy()
+            case["id"] = case_id = f"{dataset_id}-{i}"
+            case["task"] = row["question"]
+            case["expected"] = match.group(1).strip()
+            case["metadata"] = {"answer": answer}
+            body = dumps(case, option=sorted_keys)
+            yield case_id, sha256(body).hexdigest(), body.decode()
+
+
+def to_sqlite(stream: Iterator[tuple[str, str, str]], db: str) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("CREATE TABLE raw_cases (id INTEGER PRIMARY KEY, case_id, hash, body)")
+    conn.execute("BEGIN")
+    n, batch = 0, []
+    sql = "INSERT INTO raw_cases (case_id, hash, body) VALUES (?, ?, ?)"
+    for row in stream:
+        batch.append(row)
+        if len(batch) >= BATCH:
+            conn.executemany(sql, batch)
+            n += len(batch)
+            batch.clear()
+    conn.executemany(sql, batch)
+    conn.execute("COMMIT")
+    conn.close()
+    return n + len(batch)
+
+
+def to_postgres(stream: Iterator[tuple[str, str, str]], url: str) -> int:
+    import psycopg
+
+    n = 0
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE raw_cases (case_id text, hash text, body text)")
+        with cur.copy("COPY raw_cases (case_id, hash, body) FROM STDIN") as cp:
+            for row in stream:
+                cp.write_row(row)
+                n += 1
+    return n  # the connection block commits
+
+
+def main(argv: list[str]) -> None:
+    mode, path, base_file = argv[0], argv[1], argv[2]
+    base = orjson.loads(Path(base_file).read_bytes())
+    dataset_id = base.pop("__dataset_id")
+    first: list[str] = []
+
+    def watched() -> Iterator[tuple[str, str, str]]:
+        for row in rows(path, base, dataset_id):
+            if len(first) < 3:
+                first.append(row[1])
+            yield row
+
+    if mode == "sqlite":
+        n = to_sqlite(watched(), argv[3])
+    elif mode == "copy":
+        n = to_postgres(watched(), argv[3])
+    else:
+        n = sum(1 for _ in watched())
+    sys.stdout.write(orjson.dumps({"rows": n, "first": first}).decode() + "\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
