@@ -102,7 +102,7 @@ def list_(
             f"{d.versions:,}",
             f"{d.cases:,}",
             cell(d.workspace),
-            cell(", ".join(d.tags)),
+            cell(", ".join([*d.tags, *(f"{t} → {v}" for t, v in d.version_tags.items())])),
             d.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
     console.print(table)
