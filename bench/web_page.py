@@ -4,7 +4,10 @@
 dataset of N cases (default 100,000) into a fresh SQLite file (or the given database), then
 requests the dashboard's pages in-process through the ASGI app (no network, no browser) and
 prints the median and p95 of 20 requests each: the dataset page (first five cases, versions,
-lineage, activity), its second keyset page of 50 cases, and the datasets list.
+lineage, activity), its second keyset page of 50 cases, a page deep in the version with a
+metadata column, the datasets list, and a list search that matches nothing (so it reads every
+case body of the latest versions for case tags) beside the dataset page's case search that
+matches nothing (the same full scan of one version's bodies).
 """
 
 from __future__ import annotations
@@ -69,7 +72,10 @@ def main() -> None:
             for label, url in (
                 ("dataset page", "/datasets/big"),
                 ("dataset page, second case page", "/datasets/big?after=5"),
+                ("cases 90,001-90,050 + 1 column", "/datasets/big?after=90000&col=answer"),
                 ("datasets list", "/datasets"),
+                ("dataset page, case search (scan)", "/datasets/big?q=nomatch"),
+                ("datasets list, case-tag search", "/datasets?q=nomatch"),
             ):
                 median, p95 = _timed(client, url)
                 print(f"{label:32} median {median:7.1f} ms   p95 {p95:7.1f} ms")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -18,6 +17,7 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    make_table,
 )
 from benchbook.contracts.accounts import Role
 from benchbook.errors import InvalidInput
@@ -96,7 +96,7 @@ def users_list(json: bool = JSON_OPTION) -> None:
     users = svc.list_users(local_context())
     if json:
         return emit_json(users)
-    table = Table("id", "email", "name", "installation admin")
+    table = make_table("id", "email", "name", "installation admin")
     for u in users:
         table.add_row(
             cell(u.id),
@@ -183,7 +183,7 @@ def members_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     members = svc.list_members(_in(workspace))
     if json:
         return emit_json(members)
-    table = Table("email", "name", "role", "user id")
+    table = make_table("email", "name", "role", "user id")
     for m in members:
         table.add_row(cell(m.email), cell(m.display_name), cell(m.role), cell(m.user_id))
     console.print(table)
@@ -216,7 +216,7 @@ def keys_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     infos = keys_svc.list_api_keys(_in(workspace), all_users=True)
     if json:
         return emit_json(infos)
-    table = Table("id", "name", "prefix", "user", "scope", "last used", "revoked")
+    table = make_table("id", "name", "prefix", "user", "scope", "last used", "revoked")
     for k in infos:
         used = k.last_used_at.strftime("%Y-%m-%d %H:%M") if k.last_used_at else ""
         table.add_row(

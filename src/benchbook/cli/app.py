@@ -33,6 +33,7 @@ from benchbook.errors import BenchbookError, InvalidInput
 
 if TYPE_CHECKING:
     from rich.console import Console
+    from rich.table import Column, Table
     from rich.text import Text
 
     from benchbook.services.context import Context
@@ -217,6 +218,36 @@ def cell(value: object) -> Text:
     return Text(str(value))
 
 
+def make_table(*columns: str | Column) -> Table:
+    """A rich table whose cells wrap at spaces and fold a word wider than its column onto the
+    next line: a value is never cut, and no cell ends in an ellipsis. A ``Column`` keeps its
+    other settings (``min_width`` for ids that should stay on one line)."""
+    from rich.table import Column, Table
+
+    made = [c if isinstance(c, Column) else Column(c) for c in columns]
+    for c in made:
+        c.overflow, c.no_wrap = "fold", False
+    return Table(*made)
+
+
+def id_column(header: str, ids: list[str]) -> Column:
+    """A column as wide as the longest of ``ids`` (at least the header): ids stay whole on one
+    line while the other columns of a :func:`make_table` wrap into what width is left."""
+    from rich.table import Column
+
+    return Column(header, min_width=max(map(len, ids), default=len(header)))
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, shortened at a word boundary to at most ``width`` characters
+    (`` …`` marks the cut) for a table's preview column; ``--json`` shows it whole. A first
+    word longer than ``width`` is kept whole (the table folds it)."""
+    import textwrap
+
+    short = textwrap.shorten(text, width, placeholder=" …")
+    return short if short != "…" else text.split()[0] + " …"
+
+
 def count(n: int, noun: str) -> str:
     """``n`` with thousands separators and ``noun`` pluralized: ``1 case``, ``1,319 cases``."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
@@ -269,6 +300,8 @@ def handle_errors(fn: F) -> F:
 
 
 JSON_OPTION = typer.Option(False, "--json", help="Print JSON instead of tables.")
+#: ``--json`` on a command whose output is JSON anyway, so a script may pass it everywhere.
+ALREADY_JSON = typer.Option(False, "--json", help="Accepted for scripts: the output is JSON.")
 
 
 def read_json_file(path: Path) -> Any:

@@ -72,6 +72,7 @@ def compare(
         False, "--allow-errors", help="Do not fail the gate on pairs the candidate errored on."
     ),
     fmt: Format = typer.Option("text", "--format", help="text, json or markdown."),
+    json: bool = typer.Option(False, "--json", help="The same as --format json."),
     junit_xml: Path | None = typer.Option(
         None, "--junit-xml", help="Also write JUnit XML here (one testcase per case)."
     ),
@@ -86,6 +87,7 @@ def compare(
     Exit 0: passed; 1: the gate failed (regressed ids listed); 2: not comparable or bad input.
     """
     ctx = local_context()
+    fmt = "json" if json else fmt
     try:
         base, cand = _refs(refs, baseline)
         if promote is not None and fail_on is None:

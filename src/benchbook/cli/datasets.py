@@ -11,7 +11,6 @@ from typing import Any
 import typer
 from pydantic import JsonValue
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -22,10 +21,13 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    make_table,
     print_outcome,
     read_json_file,
+    shorten,
 )
 from benchbook.contracts.dataset import Case
+from benchbook.contracts.registry import VersionInfo
 from benchbook.datasets.diff import changed_leaves as meta_leaves
 from benchbook.datasets.flat import FORMATS, write_atomically, write_export
 from benchbook.errors import InvalidInput
@@ -92,7 +94,7 @@ def list_(
     page = svc.list_datasets(local_context(), search, owner, sort, limit, offset)  # type: ignore[arg-type]
     if json:
         return emit_json(page)
-    table = Table("id", "latest", "versions", "cases", "owner", "tags", "updated")
+    table = make_table("id", "latest", "versions", "cases", "owner", "tags", "updated")
     for d in page.items:
         table.add_row(
             cell(d.id),
@@ -100,7 +102,7 @@ def list_(
             f"{d.versions:,}",
             f"{d.cases:,}",
             cell(d.workspace),
-            cell(", ".join(d.tags)),
+            cell(", ".join([*d.tags, *(f"{t} → {v}" for t, v in d.version_tags.items())])),
             d.updated_at.strftime("%Y-%m-%d %H:%M"),
         )
     console.print(table)
@@ -140,10 +142,13 @@ def show(
                 + (f" from {src.kind} {src.dataset or src.file or ''}" if src else "")
             )
         )
-    table = Table("id", "env", "task", "expected")
+    table = make_table("id", "env", "task", "expected")
     for c in view.cases:
         table.add_row(
-            cell(c.id), cell(c.env.kind), cell(c.task[:80]), cell(_answer_text(c.expected)[:30])
+            cell(c.id),
+            cell(c.env.kind),
+            cell(shorten(c.task, 80)),
+            cell(shorten(_answer_text(c.expected), 30)),
         )
     console.print(table)
     if view.next_after is not None:
@@ -157,7 +162,7 @@ def versions(dataset_id: str, json: bool = JSON_OPTION) -> None:
     infos = svc.list_dataset_versions(local_context(), dataset_id)
     if json:
         return emit_json(infos)
-    table = Table("version", "cases", "tags", "created by", "created")
+    table = make_table("version", "cases", "tags", "created by", "created")
     for i in infos:
         table.add_row(
             cell(i.version + (" (latest)" if i.is_latest else "")),
@@ -236,6 +241,12 @@ def export(
         " or data/test.jsonl of flat rows (id, input, target, tags, metadata), a README.md"
         " dataset card and lm_eval_task.yaml, read as is by datasets.load_dataset and lm-eval.",
     ),
+    json: bool = typer.Option(
+        False,
+        "--json",
+        help="With --output: print {id, version, format, path, cases, size_bytes} as JSON."
+        " Without: the JSONL cases on stdout are the output.",
+    ),
 ) -> None:
     """Export a version: JSONL cases (default), or a directory other harnesses read."""
     if format not in FORMATS:
@@ -250,6 +261,8 @@ def export(
             Case.model_validate_json(line) for line in svc.export_dataset(ctx, dataset_id, exact)
         )
         n = write_export(parsed, output, format, view.version)
+        if json:
+            return _emit_export(view.version, format, output, n, None)
         console.print(
             f"[green]exported[/] {count(n, 'case')} to {escape(str(output))}", soft_wrap=True
         )
@@ -269,9 +282,29 @@ def export(
 
     write_atomically(output, counting())
     cases, size = counted
+    if json:
+        return _emit_export(
+            svc.get_dataset(ctx, dataset_id, ref, None, 1).version, format, output, cases, size
+        )
     console.print(
         cell(f"wrote {count(cases, 'case')} ({size:,} bytes) of {dataset_id}@{ref} to {output}"),
         soft_wrap=True,  # one line, the path whole (a wrapped path cannot be copied)
+    )
+
+
+def _emit_export(
+    version: VersionInfo, format: str, output: Path, cases: int, size_bytes: int | None
+) -> None:
+    """``datasets export --json``: what was written where (``size_bytes`` of a JSONL file)."""
+    emit_json(
+        {
+            "id": version.id,
+            "version": version.version,
+            "format": format,
+            "path": str(output),
+            "cases": cases,
+            "size_bytes": size_bytes,
+        }
     )
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
+    ALREADY_JSON,
     JSON_OPTION,
     app,
     cell,
@@ -16,6 +16,7 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    make_table,
     read_json_file,
 )
 from benchbook.services import harnesses as svc
@@ -52,7 +53,7 @@ def list_(
     items = svc.list_harnesses(local_context(), search)
     if json:
         return emit_json(items)
-    table = Table("id", "kind", "latest", "versions", "owner", "description")
+    table = make_table("id", "kind", "latest", "versions", "owner", "description")
     for h in items:
         table.add_row(
             cell(h.id),
@@ -70,6 +71,7 @@ def list_(
 def show(
     harness_id: str = typer.Argument(...),
     version: str = typer.Argument("latest"),
+    json: bool = ALREADY_JSON,
 ) -> None:
     """One harness version as JSON."""
     emit_json(svc.get_harness(local_context(), harness_id, version))

@@ -16,9 +16,12 @@ from benchbook.cli.app import (
     emit_json,
     err_console,
     handle_errors,
+    id_column,
     local_context,
+    make_table,
     print_outcome,
     read_json_file,
+    shorten,
 )
 from benchbook.contracts.imports import ImportProgress
 from benchbook.errors import Conflict, InvalidInput
@@ -146,15 +149,13 @@ def preview(
     console.print(f"[bold]{escape(result.assertion)}[/]")
     for warning in result.warnings:
         console.print(f"[yellow]warning[/]: {escape(warning)}")
-    from rich.table import Table
-
-    table = Table("id", "task", "expected", "env")
+    table = make_table("id", "task", "expected", "env")
     for case in result.cases:
         env = case.get("env")
         table.add_row(
             cell(case.get("id")),
-            cell(str(case.get("task"))[:80]),
-            cell(str(case.get("expected") or "")[:30]),
+            cell(shorten(str(case.get("task")), 80)),
+            cell(shorten(str(case.get("expected") or ""), 30)),
             cell(env.get("kind") if isinstance(env, dict) else env),
         )
     console.print(table)
@@ -167,13 +168,9 @@ def list_(json: bool = JSON_OPTION) -> None:
     items = svc.list_benchmarks(local_context())
     if json:
         return emit_json(items)
-    from rich.table import Column, Table
-
-    table = Table("category", "source", "license", "scoring")
-    # Ids never wrap or shrink: the other columns fold or ellipsize into what width is left.
-    table.columns.insert(
-        0, Column("id", no_wrap=True, min_width=max(map(len, (b.id for b in items)), default=2))
-    )
+    # Ids stay whole on one line: the other columns wrap into what width is left.
+    ids = id_column("id", [b.id for b in items])
+    table = make_table(ids, "category", "source", "license", "scoring")
     for b in items:
         source = b.source.dataset or b.source.kind
         table.add_row(

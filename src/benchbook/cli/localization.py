@@ -13,7 +13,6 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -24,6 +23,7 @@ from benchbook.cli.app import (
     err_console,
     handle_errors,
     local_context,
+    make_table,
 )
 from benchbook.contracts.localization import InstanceComparison, SkippedCase
 from benchbook.errors import InvalidInput
@@ -129,7 +129,9 @@ def score(
     if json:
         emit_json(result)
     else:
-        table = Table("instance", "ours line/file cov.", "upstream line/file cov.", "comparison")
+        table = make_table(
+            "instance", "ours line/file cov.", "upstream line/file cov.", "comparison"
+        )
         for item in result.instances:
             table.add_row(
                 cell(item.instance_id),

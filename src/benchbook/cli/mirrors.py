@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -17,6 +16,7 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    make_table,
 )
 from benchbook.contracts.mirrors import Mirror
 from benchbook.services import mirrors as svc
@@ -58,7 +58,7 @@ def list_(json: bool = JSON_OPTION) -> None:
     items = svc.list_mirrors(local_context())
     if json:
         return emit_json(items)
-    table = Table("repo", "host", "commits", "refs", "size", "updated (UTC)")
+    table = make_table("repo", "host", "commits", "refs", "size", "updated (UTC)")
     for m in items:
         table.add_row(
             cell(m.repo),

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -16,6 +15,7 @@ from benchbook.cli.app import (
     emit_json,
     handle_errors,
     local_context,
+    make_table,
     read_json_file,
 )
 from benchbook.errors import InvalidInput
@@ -75,7 +75,7 @@ def list_(
     items = svc.list_recipes(local_context(), search)
     if json:
         return emit_json(items)
-    table = Table("id", "latest", "versions", "category", "source", "owner")
+    table = make_table("id", "latest", "versions", "category", "source", "owner")
     for r in items:
         table.add_row(
             *map(cell, (r.id, r.latest, len(r.versions), r.category, r.source_kind, r.workspace))

@@ -21,9 +21,9 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
-from rich.table import Column, Table
 
 from benchbook.cli.app import (
+    ALREADY_JSON,
     JSON_OPTION,
     app,
     cell,
@@ -31,7 +31,9 @@ from benchbook.cli.app import (
     count,
     emit_json,
     handle_errors,
+    id_column,
     local_context,
+    make_table,
 )
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
@@ -238,8 +240,10 @@ def list_(
     items = runs.list_runs(local_context(), dataset, harness, status, limit, before)
     if json:
         return emit_json(items)
-    table = Table("dataset", "harness", "status", "done", "pass rate", "cost", "started")
-    table.columns.insert(0, Column("run", no_wrap=True))
+    run_ids = id_column("run", [r.id for r in items])
+    table = make_table(
+        run_ids, "dataset", "harness", "status", "done", "pass rate", "cost", "started"
+    )
     for r in items:
         rate = f"{r.pass_rate:.1%}" if r.pass_rate is not None else ""
         table.add_row(
@@ -285,7 +289,7 @@ def results(
     items = run_results.list_run_results(ctx, run_id, after, limit, chosen, search, baseline)
     if json:
         return emit_json(items)
-    table = Table(Column("case", overflow="fold"), "sample", "status", "passed", "answer", "scores")
+    table = make_table("case", "sample", "status", "passed", "answer", "scores")
     for r in items:
         scores = ", ".join(f"{s.metric}={s.value:g}" for s in r.scores)
         table.add_row(
@@ -311,6 +315,7 @@ def trace(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     case_id: str = typer.Argument(..., metavar="CASE_ID"),
     sample: int = typer.Option(0, min=0),
+    json: bool = ALREADY_JSON,
 ) -> None:
     """The full trace of one (case, sample) as JSON."""
     emit_json(run_results.get_run_trace(local_context(), run_id, case_id, sample))
@@ -385,7 +390,9 @@ def rescore(
 
 @runs_app.command("scorecard")
 @handle_errors
-def scorecard(scorecard_id: str = typer.Argument(..., metavar="SCORECARD_ID")) -> None:
+def scorecard(
+    scorecard_id: str = typer.Argument(..., metavar="SCORECARD_ID"), json: bool = ALREADY_JSON
+) -> None:
     """One scorecard as JSON."""
     emit_json(scorecards.get_scorecard(local_context(), scorecard_id))
 

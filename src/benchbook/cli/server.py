@@ -9,7 +9,7 @@ import anyio
 import typer
 from rich.markup import escape
 
-from benchbook.cli.app import app, console, handle_errors
+from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors
 from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
 from benchbook.services.context import open_engine
 from benchbook.settings import get_settings
@@ -17,10 +17,15 @@ from benchbook.settings import get_settings
 
 @app.command()
 @handle_errors
-def migrate() -> None:
-    """Create or upgrade the database schema to the newest revision."""
+def migrate(json: bool = JSON_OPTION) -> None:
+    """Create or upgrade the database schema to the newest revision.
+
+    ``--json`` prints ``{"database_url": URL, "at_head": true}``.
+    """
     settings = get_settings()
     open_engine(settings)
+    if json:
+        return emit_json({"database_url": settings.resolved_database_url(), "at_head": True})
     console.print(f"database at head: {settings.resolved_database_url()}", markup=False)
 
 

@@ -71,6 +71,8 @@ class DatasetSummary(BaseModel):
     cases: int
     description: str | None = None
     tags: list[str] = Field(default_factory=list)
+    version_tags: dict[str, str] = Field(default_factory=dict)
+    """Each version tag of the dataset (``baseline``) → the version it names (``1.0.0``)."""
     created_by: str
     updated_at: datetime
 

@@ -53,6 +53,7 @@ from benchbook.services.controls import may_delete_created_by
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.store import datasets as repo
+from benchbook.store import tag_search
 from benchbook.store.events import add_event
 from benchbook.store.tables import SHARED_WORKSPACE
 
@@ -394,13 +395,17 @@ def list_datasets(
 ) -> DatasetPage:
     """Datasets visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones.
 
-    ``search`` matches id, description and tags (case-insensitive substring). ``sort`` is
-    ``name`` (ascending), ``updated`` or ``cases`` (both descending).
+    ``search`` matches id, description, the dataset's tags, its version tags and the tags of
+    the latest version's cases (case-insensitive substring). ``sort`` is ``name``
+    (ascending), ``updated`` or ``cases`` (both descending). Each item's ``version_tags``
+    maps a version tag to the version it names.
     """
     ctx.require("datasets:read")
     limit, offset = max(1, min(limit, MAX_PAGE)), bounded_int(offset, "offset")
     with ctx.engine.connect() as conn:
         rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
+        tagged = tag_search.version_tags_in(conn, [ctx.workspace, SHARED_WORKSPACE])
+    version_of = {r.pk: r.version for r in rows}
     by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
     for r in rows:
         by_key.setdefault((r.workspace, r.dataset_id), []).append(r)
@@ -425,6 +430,11 @@ def list_datasets(
                     cases=latest.case_count,
                     description=latest.description,
                     tags=latest.tags,
+                    version_tags={
+                        tag: version_of[pk]
+                        for tag, pk in tagged.get((ws, dataset_id), {}).items()
+                        if pk in version_of
+                    },
                     created_by=latest.created_by,
                     updated_at=max(v.created_at for v in versions),
                 ),
@@ -432,14 +442,7 @@ def list_datasets(
             )
         )
     if search:
-        needle = search.lower()
-        items = [
-            (s, vs)
-            for s, vs in items
-            if needle in s.id.lower()
-            or needle in (s.description or "").lower()
-            or any(needle in t.lower() for t in s.tags)
-        ]
+        items = _matching(ctx, items, search)
     if sort == "updated":
         items.sort(key=lambda it: it[0].updated_at, reverse=True)
     elif sort == "cases":
@@ -454,6 +457,25 @@ def list_datasets(
         limit=limit,
         offset=offset,
     )
+
+
+def _matching(
+    ctx: Context, items: list[tuple[DatasetSummary, list[repo.VersionRow]]], search: str
+) -> list[tuple[DatasetSummary, list[repo.VersionRow]]]:
+    """The listed datasets ``search`` finds in their id, description, tags or version tags,
+    or else in a case tag of their latest version (one query for all of those)."""
+    needle = search.lower()
+
+    def named(s: DatasetSummary) -> bool:
+        texts = [s.id, s.description or "", *s.tags, *s.version_tags]
+        return any(needle in t.lower() for t in texts)
+
+    latest_pk = {
+        s.id: next(v.pk for v in vs if v.version == s.latest) for s, vs in items if not named(s)
+    }
+    with ctx.engine.connect() as conn:
+        by_case = tag_search.versions_with_case_tag(conn, list(latest_pk.values()), search)
+    return [(s, vs) for s, vs in items if named(s) or latest_pk.get(s.id) in by_case]
 
 
 def _info(

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import contextlib
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import RedirectResponse
 
+from benchbook.contracts.dataset import Case
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.contracts.run import DatasetRuns
 from benchbook.errors import BenchbookError, InvalidInput, NotFound
@@ -30,6 +32,9 @@ LIST_PAGE = 50
 FIRST_CASES = 5
 CASE_PAGE = 50
 DIFF_SHOWN = 50
+#: Metadata columns a cases table shows at most, and the longest key a column may name.
+MAX_COLUMNS = 20
+MAX_COLUMN_CHARS = 200
 OWNERS: tuple[OwnerFilter, ...] = ("all", "own", "shared")
 SORTS: tuple[SortKey, ...] = ("name", "updated", "cases")
 
@@ -89,13 +94,40 @@ def dataset_page(
     cases: int = FIRST_CASES,
     at: Annotated[int | None, Query(ge=1)] = None,
     q: str = "",
+    col: Annotated[list[str] | None, Query(max_length=MAX_COLUMNS)] = None,
+    picker: bool = False,
 ) -> Response:
     """A version with its lineage, a page of cases, the activity timeline and the composer.
     ``at`` (1-based case number) opens the page of cases starting at that case; ``q`` lists
-    the first :data:`CASE_PAGE` cases whose id or content contains it instead."""
+    the first :data:`CASE_PAGE` cases whose id or content contains it instead. Each ``col``
+    (at most :data:`MAX_COLUMNS`) names a metadata key shown as a column of the cases table;
+    ``picker`` keeps the column picker open (it posts itself on every tick)."""
     if at is not None:
         after, cases = (at - 2 if at > 1 else None), CASE_PAGE
-    return dataset_response(request, page, dataset_id, v, after=after, cases=cases, q=q)
+    columns = _columns(col or [])
+    return dataset_response(
+        request, page, dataset_id, v, after, cases, q=q, columns=columns, picker_open=picker
+    )
+
+
+def _columns(chosen: list[str]) -> list[str]:
+    """The chosen metadata columns, trimmed, de-duplicated, in the order given. A key longer
+    than :data:`MAX_COLUMN_CHARS` is InvalidInput naming ``col``."""
+    keys = list(dict.fromkeys(k.strip() for k in chosen if k.strip()))
+    for key in keys:
+        if len(key) > MAX_COLUMN_CHARS:
+            raise InvalidInput(
+                f"col: a metadata key has at most {MAX_COLUMN_CHARS} characters",
+                {"field": "col"},
+            )
+    return keys
+
+
+def column_choices(cases: list[Case], chosen: list[str]) -> list[str]:
+    """The metadata keys the column picker offers: the chosen ones first, then every other key
+    of the shown cases (sorted), :data:`MAX_COLUMNS` at most."""
+    seen = sorted({k for c in cases for k in c.metadata} - set(chosen))
+    return [*chosen, *seen][: max(MAX_COLUMNS, len(chosen))]
 
 
 def dataset_response(
@@ -107,9 +139,12 @@ def dataset_response(
     cases: int = FIRST_CASES,
     problem: Problem | None = None,
     q: str = "",
+    columns: list[str] | None = None,
+    picker_open: bool = False,
 ) -> Response:
     """The dataset page; with ``problem`` (a refused tags, comment or delete post) rendered
-    with its status, the message beside the field and the posted values kept."""
+    with its status, the message beside the field and the posted values kept. ``columns``:
+    metadata keys shown as columns of the cases table."""
     limit = CASE_PAGE if after is not None else max(1, min(cases, CASE_PAGE))
     view = datasets.get_dataset(page.ctx, dataset_id, v, after=after, limit=limit)
     versions = datasets.list_dataset_versions(page.ctx, dataset_id)
@@ -136,6 +171,10 @@ def dataset_response(
         problem=problem,
         q=q,
         found=found,
+        columns=columns or [],
+        column_choices=column_choices(view.cases, columns or []),
+        col_query="".join(f"&col={quote(k, safe='')}" for k in columns or []),
+        picker_open=picker_open,
     )
 
 

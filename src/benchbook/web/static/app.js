@@ -6,6 +6,12 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const select of document.querySelectorAll("select[data-autosubmit]")) {
     select.addEventListener("change", () => select.form && select.form.requestSubmit());
   }
+  // The cases table's column picker applies each tick at once (the button stays for no-JS).
+  // It reopens after the reload (picker=true) so several ticks need no reopening.
+  for (const form of document.querySelectorAll("form[data-autosubmit-form]")) {
+    for (const input of form.querySelectorAll("[data-when-js]")) input.disabled = false;
+    form.addEventListener("change", () => form.requestSubmit());
+  }
 
   // Comment composer: Ctrl+Enter / Cmd+Enter posts.
   for (const form of document.querySelectorAll("form[data-composer]")) {
