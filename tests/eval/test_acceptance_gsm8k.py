@@ -81,12 +81,15 @@ def register_openai_harness(ctx: Context, base_url: str, harness_id: str = "mini
 
 
 def all_results(ctx: Context, run_id: str) -> list[CaseResult]:
-    """Every result of a run, paged 500 at a time (cursor: the last position seen)."""
+    """Every result of a run, paged 500 at a time (cursor: the last result's
+    ``position:sample``, so runs of a case subset or with repeats page correctly)."""
     out: list[CaseResult] = []
-    while page := run_results.list_run_results(
-        ctx, run_id, after=f"{len(out) - 1}:0" if out else None, limit=500
-    ):
+    after: str | None = None
+    while page := run_results.list_run_results(ctx, run_id, after=after, limit=500):
         out += page
+        after = f"{page[-1].position}:{page[-1].sample}"
+    pairs = [(r.case_id, r.sample) for r in out]
+    assert len(pairs) == len(set(pairs)), "a (case, sample) pair was listed twice"
     return out
 
 
