@@ -11,6 +11,7 @@ import pytest
 from benchbook.contracts import Case, Dataset
 from benchbook.datasets.case_bodies import CaseCanonicalizer
 from benchbook.datasets.identity import (
+    VersionHasher,
     canonical_json,
     case_body,
     dataset_meta,
@@ -142,6 +143,18 @@ def test_a_version_content_hash_changes_with_case_content_and_metadata(
 def test_a_version_content_hash_is_stable_across_calls() -> None:
     assert _dataset_hash(BASE_DATASET) == _dataset_hash(dict(BASE_DATASET))
     assert len(_dataset_hash(BASE_DATASET)) == 64
+
+
+def test_hashes_added_in_chunks_give_the_version_hash_of_adding_them_one_by_one() -> None:
+    meta = dataset_meta(Dataset.model_validate({"id": "d", "version": "1.0.0"}))
+    hashes = [sha256_hex(str(i).encode()) for i in range(7)]
+    one_by_one, chunked = VersionHasher(meta), VersionHasher(meta)
+    for h in hashes:
+        one_by_one.add(h)
+    for chunk in (hashes[:3], [], hashes[3:]):
+        chunked.add_many(chunk)
+    assert chunked.hexdigest() == one_by_one.hexdigest()
+    assert chunked.count == one_by_one.count == 7
 
 
 def _fast_body(case: dict[str, Any]) -> bytes:

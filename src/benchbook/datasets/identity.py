@@ -97,6 +97,5 @@ def version_hash(meta: dict[str, Any], cases: Iterable[tuple[str, str]]) -> str:
     """The content hash of a version from its metadata and ``(case_id, case_hash)`` pairs in any
     order (they are sorted by case id here; ids are unique within a version)."""
     hasher = VersionHasher(meta)
-    for _, h in sorted(cases):
-        hasher.add(h)
+    hasher.add_many([h for _, h in sorted(cases)])
     return hasher.hexdigest()
