@@ -52,10 +52,9 @@ from benchbook.services.context import Context
 from benchbook.services.controls import may_delete_created_by
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.validation import issues_of, parse_model
+from benchbook.store import dataset_owners as heads
 from benchbook.store import datasets as repo
-from benchbook.store import tag_search
 from benchbook.store.events import add_event
-from benchbook.store.tables import SHARED_WORKSPACE
 
 OwnerFilter = Literal["all", "own", "shared"]
 #: The source's number of each stored case, by position, and what it counts (``line``, ``row``).
@@ -393,89 +392,46 @@ def list_datasets(
     limit: int = 50,
     offset: int = 0,
 ) -> DatasetPage:
-    """Datasets visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones.
+    """Datasets visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones
+    (the owner-first rule of ``store.dataset_owners``), one row per id from its latest version.
 
     ``search`` matches id, description, the dataset's tags, its version tags and the tags of
     the latest version's cases (case-insensitive substring). ``sort`` is ``name``
     (ascending), ``updated`` or ``cases`` (both descending). Each item's ``version_tags``
-    maps a version tag to the version it names.
+    maps a version tag to the version it names. ``limit`` is clamped to 1-1000; ``offset``
+    must be 0…2⁶³-1 (InvalidInput, path ``offset``). One SQL statement per page (~25 ms of
+    CPU on SQLite for 10,000 ids × 3 versions, ``bench/datasets_list.py``); totals cover the
+    whole filtered listing.
     """
     ctx.require("datasets:read")
     limit, offset = max(1, min(limit, MAX_PAGE)), bounded_int(offset, "offset")
     with ctx.engine.connect() as conn:
-        rows = repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-        tagged = tag_search.version_tags_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-    version_of = {r.pk: r.version for r in rows}
-    by_key: dict[tuple[str, str], list[repo.VersionRow]] = {}
-    for r in rows:
-        by_key.setdefault((r.workspace, r.dataset_id), []).append(r)
-    own_ids = {k[1] for k in by_key if k[0] == ctx.workspace}
-    items = []
-    for (ws, dataset_id), versions in by_key.items():
-        is_shared = ws == SHARED_WORKSPACE and ws != ctx.workspace
-        if is_shared and dataset_id in own_ids:
-            continue
-        if (owner == "own" and is_shared) or (owner == "shared" and not is_shared):
-            continue
-        top = pick_latest(v.version for v in versions)
-        latest = next(v for v in versions if v.version == top)
-        items.append(
-            (
-                DatasetSummary(
-                    workspace=ws,
-                    id=dataset_id,
-                    shared=is_shared,
-                    latest=latest.version,
-                    versions=len(versions),
-                    cases=latest.case_count,
-                    description=latest.description,
-                    tags=latest.tags,
-                    version_tags={
-                        tag: version_of[pk]
-                        for tag, pk in tagged.get((ws, dataset_id), {}).items()
-                        if pk in version_of
-                    },
-                    created_by=latest.created_by,
-                    updated_at=max(v.created_at for v in versions),
-                ),
-                versions,
-            )
+        page = heads.list_heads(
+            conn, ctx.workspace, search=search, owner=owner, sort=sort, limit=limit, offset=offset
         )
-    if search:
-        items = _matching(ctx, items, search)
-    if sort == "updated":
-        items.sort(key=lambda it: it[0].updated_at, reverse=True)
-    elif sort == "cases":
-        items.sort(key=lambda it: (-it[0].cases, it[0].id))
-    else:
-        items.sort(key=lambda it: it[0].id.lower())
     return DatasetPage(
-        items=[s for s, _ in items[offset : offset + limit]],
-        total=len(items),
-        total_cases=sum(s.cases for s, _ in items),
-        total_versions=sum(len(vs) for _, vs in items),
+        items=[
+            DatasetSummary(
+                workspace=h.latest.workspace,
+                id=h.latest.dataset_id,
+                shared=h.latest.workspace != ctx.workspace,
+                latest=h.latest.version,
+                versions=h.versions,
+                cases=h.latest.case_count,
+                description=h.latest.description,
+                tags=h.latest.tags,
+                version_tags=h.version_tags,
+                created_by=h.latest.created_by,
+                updated_at=h.updated_at,
+            )
+            for h in page.items
+        ],
+        total=page.total,
+        total_cases=page.total_cases,
+        total_versions=page.total_versions,
         limit=limit,
         offset=offset,
     )
-
-
-def _matching(
-    ctx: Context, items: list[tuple[DatasetSummary, list[repo.VersionRow]]], search: str
-) -> list[tuple[DatasetSummary, list[repo.VersionRow]]]:
-    """The listed datasets ``search`` finds in their id, description, tags or version tags,
-    or else in a case tag of their latest version (one query for all of those)."""
-    needle = search.lower()
-
-    def named(s: DatasetSummary) -> bool:
-        texts = [s.id, s.description or "", *s.tags, *s.version_tags]
-        return any(needle in t.lower() for t in texts)
-
-    latest_pk = {
-        s.id: next(v.pk for v in vs if v.version == s.latest) for s, vs in items if not named(s)
-    }
-    with ctx.engine.connect() as conn:
-        by_case = tag_search.versions_with_case_tag(conn, list(latest_pk.values()), search)
-    return [(s, vs) for s, vs in items if named(s) or latest_pk.get(s.id) in by_case]
 
 
 def _info(

@@ -24,6 +24,7 @@ from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_l
 from benchbook.errors import Conflict, NotFound
 from benchbook.services.context import Context
 from benchbook.services.validation import issues_of, parse_model
+from benchbook.store import dataset_owners
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import recipes as repo
 from benchbook.store.tables import SHARED_WORKSPACE
@@ -198,32 +199,23 @@ def list_recipe_datasets(ctx: Context, recipe_id: str) -> list[VersionInfo]:
     """Live dataset versions the caller can see that were imported from recipe ``recipe_id``
     (``produced_by.via == "recipe"`` and ``produced_by.id == recipe_id``), newest first.
 
-    Own versions and ``_shared`` ones whose id the caller's workspace does not hold (owner
-    resolution of SPEC B); ``produced_by.version`` names the recipe version each was made
-    from. Not an operation of its own (no route, no tool): the recipe page lists these.
+    Own versions and ``_shared`` ones whose id the caller's workspace does not hold (the
+    owner-first rule of ``store.dataset_owners``); ``produced_by.version`` names the recipe
+    version each was made from. Not an operation of its own (no route, no tool): the recipe
+    page lists these. Two statements for any number of versions.
 
     Raises:
         Forbidden: without ``datasets:read``.
     """
     ctx.require("datasets:read")
     with ctx.engine.connect() as conn:
-        rows = dataset_repo.live_versions_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-        own = {r.dataset_id for r in rows if r.workspace == ctx.workspace}
         made = [
-            r
-            for r in rows
+            (r, latest)
+            for r, latest in dataset_owners.made_by_recipe(conn, ctx.workspace, recipe_id)
             if (r.produced_by or {}).get("via") == "recipe"
             and (r.produced_by or {}).get("id") == recipe_id
-            and (r.workspace == ctx.workspace or r.dataset_id not in own)
         ]
-        tags = {
-            (ws, did): dataset_repo.tags_by_version(conn, ws, did)
-            for ws, did in {(r.workspace, r.dataset_id) for r in made}
-        }
-    latest = {
-        key: pick_latest(r.version for r in rows if (r.workspace, r.dataset_id) == key)
-        for key in tags
-    }
+        tags = dataset_repo.tags_of_versions(conn, [r.pk for r, _ in made])
     return [
         VersionInfo(
             workspace=r.workspace,
@@ -231,13 +223,13 @@ def list_recipe_datasets(ctx: Context, recipe_id: str) -> list[VersionInfo]:
             version=r.version,
             description=r.description,
             tags=r.tags,
-            version_tags=tags[(r.workspace, r.dataset_id)].get(r.pk, []),
+            version_tags=tags.get(r.pk, []),
             produced_by=Provenance.model_validate(r.produced_by),
             cases=r.case_count,
             content_hash=r.content_hash,
             created_by=r.created_by,
             created_at=r.created_at,
-            is_latest=r.version == latest[(r.workspace, r.dataset_id)],
+            is_latest=latest,
         )
-        for r in sorted(made, key=lambda r: (r.created_at, r.pk), reverse=True)
+        for r, latest in sorted(made, key=lambda m: (m[0].created_at, m[0].pk), reverse=True)
     ]

@@ -12,16 +12,16 @@ from sqlalchemy import Connection
 from benchbook.datasets.versions import LATEST, is_semver, pick_latest
 from benchbook.errors import NotFound
 from benchbook.store import datasets as repo
-from benchbook.store.tables import SHARED_WORKSPACE
+from benchbook.store.dataset_owners import owner_of
 
 
 def resolve_owner(conn: Connection, workspace: str, dataset_id: str) -> str:
-    """The workspace whose versions of ``dataset_id`` the caller sees. Raises NotFound."""
-    if repo.count_live(conn, workspace, dataset_id):
-        return workspace
-    if workspace != SHARED_WORKSPACE and repo.count_live(conn, SHARED_WORKSPACE, dataset_id):
-        return SHARED_WORKSPACE
-    raise NotFound(f"dataset {dataset_id!r} not found", {"id": dataset_id})
+    """The workspace whose versions of ``dataset_id`` the caller sees (the owner-first rule of
+    ``store.dataset_owners``). Raises NotFound."""
+    owner = owner_of(conn, workspace, dataset_id)
+    if owner is None:
+        raise NotFound(f"dataset {dataset_id!r} not found", {"id": dataset_id})
+    return owner
 
 
 def resolve_version(conn: Connection, workspace: str, dataset_id: str, ref: str) -> repo.VersionRow:

@@ -12,10 +12,11 @@ from datetime import datetime
 from typing import Any
 
 import orjson
-from sqlalchemy import Connection, and_, delete, func, insert, or_, select, update
+from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
+from benchbook.store.dataset_heads import refresh_heads_of
 from benchbook.store.tables import (
     case_bodies,
     dataset_versions,
@@ -52,7 +53,8 @@ class VersionRow:
 _V = dataset_versions.c
 
 
-def _row(r: Any) -> VersionRow:
+def version_row(r: Any) -> VersionRow:
+    """A ``dataset_versions`` result row (any row with its columns) as a VersionRow."""
     return VersionRow(
         pk=r.pk,
         workspace=r.workspace,
@@ -79,7 +81,7 @@ def find_version(
             _V.workspace == workspace, _V.dataset_id == dataset_id, _V.version == version
         )
     ).first()
-    return _row(r) if r else None
+    return version_row(r) if r else None
 
 
 def live_versions(conn: Connection, workspace: str, dataset_id: str) -> list[VersionRow]:
@@ -89,17 +91,7 @@ def live_versions(conn: Connection, workspace: str, dataset_id: str) -> list[Ver
         .where(_V.workspace == workspace, _V.dataset_id == dataset_id, _V.deleted_at.is_(None))
         .order_by(_V.pk)
     )
-    return [_row(r) for r in rows]
-
-
-def live_versions_in(conn: Connection, workspaces: Sequence[str]) -> list[VersionRow]:
-    """Every live version in the given workspaces (for listings)."""
-    rows = conn.execute(
-        select(dataset_versions)
-        .where(_V.workspace.in_(list(workspaces)), _V.deleted_at.is_(None))
-        .order_by(_V.pk)
-    )
-    return [_row(r) for r in rows]
+    return [version_row(r) for r in rows]
 
 
 def insert_version_header(
@@ -138,12 +130,14 @@ def insert_version_header(
 
 
 def finish_version(conn: Connection, pk: int, content_hash: str, case_count: int) -> None:
-    """Record the content hash and case count once every case is written."""
+    """Record the content hash and case count once every case is written; the id's
+    ``dataset_heads`` row follows."""
     conn.execute(
         update(dataset_versions)
         .where(_V.pk == pk)
         .values(content_hash=content_hash, case_count=case_count)
     )
+    refresh_heads_of(conn, [pk])
 
 
 def duplicate_case_ids(
@@ -389,13 +383,15 @@ def bodies_for(conn: Connection, body_ids: Iterable[int]) -> dict[int, bytes]:
 
 
 def set_deleted(conn: Connection, pks: Sequence[int], actor: str | None) -> None:
-    """Tombstone (``actor`` given) or revive (``actor`` None) the versions."""
+    """Tombstone (``actor`` given) or revive (``actor`` None) the versions; their ids'
+    ``dataset_heads`` rows follow."""
     values: dict[str, Any] = (
         {"deleted_at": utcnow(), "deleted_by": actor}
         if actor is not None
         else {"deleted_at": None, "deleted_by": None}
     )
     conn.execute(update(dataset_versions).where(_V.pk.in_(list(pks))).values(**values))
+    refresh_heads_of(conn, pks)
 
 
 def tags_by_version(conn: Connection, workspace: str, dataset_id: str) -> dict[int, list[str]]:
@@ -406,6 +402,20 @@ def tags_by_version(conn: Connection, workspace: str, dataset_id: str) -> dict[i
         select(t.version_pk, t.tag)
         .where(t.workspace == workspace, t.dataset_id == dataset_id)
         .order_by(t.tag)
+    )
+    for pk, tag in rows:
+        out.setdefault(pk, []).append(tag)
+    return out
+
+
+def tags_of_versions(conn: Connection, version_pks: Sequence[int]) -> dict[int, list[str]]:
+    """``{version_pk: [tag, …]}`` (tags sorted) for any versions, in one statement."""
+    t = version_tags.c
+    out: dict[int, list[str]] = {}
+    if not version_pks:
+        return out
+    rows = conn.execute(
+        select(t.version_pk, t.tag).where(t.version_pk.in_(list(version_pks))).order_by(t.tag)
     )
     for pk, tag in rows:
         out.setdefault(pk, []).append(tag)
@@ -450,17 +460,3 @@ def replace_tags(
                 for tag in tags
             ],
         )
-
-
-def count_live(conn: Connection, workspace: str, dataset_id: str) -> int:
-    """How many live versions one id has in one workspace."""
-    return int(
-        conn.scalar(
-            select(func.count()).where(
-                and_(
-                    _V.workspace == workspace, _V.dataset_id == dataset_id, _V.deleted_at.is_(None)
-                )
-            )
-        )
-        or 0
-    )

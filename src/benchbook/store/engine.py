@@ -57,9 +57,16 @@ def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engi
             cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
+            dbapi_conn.create_function("bb_lower", 1, _lower_text, deterministic=True)
 
         return engine
     return create_engine(url, pool_pre_ping=True)
+
+
+def _lower_text(value: object) -> object:
+    """SQLite's ``bb_lower``: Python's ``str.lower`` (SQLite's own ``lower`` folds ASCII only),
+    so a search matches ``É`` with ``é`` on both backends."""
+    return value.lower() if isinstance(value, str) else value
 
 
 def _writer_busy(context: ExceptionContext) -> None:

@@ -103,6 +103,26 @@ dataset_versions = Table(
 )
 Index("ix_dataset_versions_ws_live", dataset_versions.c.workspace, dataset_versions.c.deleted_at)
 
+# One row per (workspace, id) with a live version, kept by ``store.dataset_heads`` in the same
+# transaction as every version write (migration 0011): the datasets list and owner resolution
+# read ~1 row per id instead of every version.
+dataset_heads = Table(
+    "dataset_heads",
+    metadata,
+    Column("workspace", String(64), ForeignKey("workspaces.id"), primary_key=True),
+    Column("dataset_id", String(128), primary_key=True),
+    Column(
+        "latest_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        nullable=False,
+    ),
+    Column("versions", Integer, nullable=False),  # live versions of the id
+    Column("case_count", Integer, nullable=False),  # the latest version's
+    Column("updated_at", UTCDateTime(), nullable=False),  # newest live created_at
+    Column("first_pk", BigInteger().with_variant(Integer, "sqlite"), nullable=False),
+)
+
 version_cases = Table(
     "version_cases",
     metadata,
