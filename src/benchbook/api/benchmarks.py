@@ -25,12 +25,38 @@ from benchbook.services.context import Context
 router = APIRouter(prefix="/api/benchmarks", tags=["benchmarks"])
 
 REQUEST_FIELD = "request"
-#: Both accepted bodies, for OpenAPI.
+#: An inline recipe (``spec``) whose source is a ``file``: its rows come with the request.
+FILE_SOURCE_SPEC: dict[str, Any] = {
+    "required": ["spec"],
+    "properties": {
+        "spec": {
+            "type": "object",
+            "required": ["source"],
+            "properties": {
+                "source": {
+                    "type": "object",
+                    "required": ["kind"],
+                    "properties": {"kind": {"const": "file"}},
+                }
+            },
+        }
+    },
+}
+TEXT_GIVEN: dict[str, Any] = {"required": ["text"], "properties": {"text": {"type": "string"}}}
+#: Both accepted bodies, for OpenAPI, with the rules of ``services.imports.open_source``: a
+#: ``file`` source's content is the ``text`` of a JSON body, the ``file`` part or the ``text``
+#: of a multipart one — never both.
 IMPORT_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/ImportRequest"}},
+            "application/json": {
+                "schema": {
+                    "allOf": [{"$ref": "#/components/schemas/ImportRequest"}],
+                    "if": FILE_SOURCE_SPEC,
+                    "then": TEXT_GIVEN,
+                }
+            },
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
@@ -46,6 +72,20 @@ IMPORT_BODY: dict[str, Any] = {
                             "format": "binary",
                             "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted.",
                         },
+                    },
+                    "if": {
+                        "required": [REQUEST_FIELD],
+                        "properties": {REQUEST_FIELD: FILE_SOURCE_SPEC},
+                    },
+                    "then": {
+                        "anyOf": [
+                            {"required": [FILE_FIELD]},
+                            {"properties": {REQUEST_FIELD: TEXT_GIVEN}},
+                        ]
+                    },
+                    "not": {
+                        "required": [REQUEST_FIELD, FILE_FIELD],
+                        "properties": {REQUEST_FIELD: TEXT_GIVEN},
                     },
                 },
                 "encoding": {REQUEST_FIELD: {"contentType": "application/json"}},

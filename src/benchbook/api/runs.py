@@ -16,7 +16,7 @@ from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
-from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.dataset import KNOWN_GRADERS, GraderSpec
 from benchbook.contracts.run import (
     CaseResult,
     ReportRunRequest,
@@ -41,12 +41,12 @@ router = APIRouter(prefix="/api", tags=["runs"])
     operation_id="start_run",
     status_code=202,
     response_model=Run,
-    responses=error_responses(400, 403, 404),
+    responses=error_responses(400, 403, 404, 409),
 )
 def start_run(ctx: ContextDep, request: Annotated[StartRunRequest, Body()]) -> Run:
     """Plan a run and queue it (202); poll ``GET /api/runs/{id}``. 400 for unknown graders
-    (known ids listed), an empty subset or a missing secret; 404 for an unknown dataset or
-    harness version."""
+    (known ids listed) or a missing secret; 404 for an unknown dataset or harness version; 409
+    for a subset that selects no case of the dataset version."""
     return svc.start_run(ctx, request)
 
 
@@ -179,7 +179,9 @@ def retry_run(ctx: ContextDep, run_id: str) -> Run:
 async def rescore_run(
     ctx: ContextDep,
     run_id: str,
-    graders: Annotated[list[GraderSpec], Body(embed=True, json_schema_extra={"minItems": 1})],
+    graders: Annotated[
+        list[GraderSpec], Body(embed=True, json_schema_extra={"minItems": 1, **KNOWN_GRADERS})
+    ],
 ) -> Scorecard:
     """Grade the run's saved traces under another plan (no harness call): a new scorecard."""
     return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders)

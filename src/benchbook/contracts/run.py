@@ -9,12 +9,37 @@ Layering (DESIGN §1): the runtime receives a :class:`CaseInput` — never a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    NonNegativeInt,
+    PositiveInt,
+    model_validator,
+)
 
-from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr, PinnedRef
-from benchbook.contracts.dataset import Env, GraderSpec, Network, Placement, Resources
+from benchbook.contracts.common import (
+    JSON_INT,
+    STRICT,
+    CaseId,
+    JsonBool,
+    JsonFloat,
+    JsonNonNegativeInt,
+    JsonPositiveInt,
+    NonEmptyStr,
+    PinnedRef,
+)
+from benchbook.contracts.dataset import (
+    KNOWN_GRADERS,
+    Env,
+    GraderSpec,
+    Network,
+    Placement,
+    Resources,
+)
 from benchbook.contracts.score import Score
 
 
@@ -47,8 +72,8 @@ class Usage(BaseModel):
     """Token usage summed over a harness's model calls."""
 
     model_config = STRICT
-    input_tokens: NonNegativeInt = 0
-    output_tokens: NonNegativeInt = 0
+    input_tokens: JsonNonNegativeInt = 0
+    output_tokens: JsonNonNegativeInt = 0
 
 
 class HarnessOutput(BaseModel):
@@ -74,10 +99,10 @@ class EnvAudit(BaseModel):
     """
 
     model_config = STRICT
-    ok: bool
+    ok: JsonBool
     commit: str | None = None
     head: str | None = None
-    clean: bool | None = None
+    clean: JsonBool | None = None
     untracked: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
@@ -121,9 +146,9 @@ class Trace(BaseModel):
     tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     model: str | None = None
-    cost_usd: float | None = None
+    cost_usd: JsonFloat | None = None
     started_at: datetime | None = None
-    duration_ms: NonNegativeInt = 0
+    duration_ms: JsonNonNegativeInt = 0
     answer: str = ""
     env_snapshot: EnvSnapshot = Field(default_factory=EnvSnapshot)
     stdout_tail: str = ""
@@ -176,6 +201,16 @@ RAY_ADDRESS = r"^(auto|(ray://)?[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5})$"
 """``auto``, ``ray://host:port`` or ``host:port``."""
 
 
+#: JSON Schema of :class:`RunSettings`' rule: no ``ray_address`` unless ``executor`` is ``ray``
+#: (an absent executor is ``local``).
+RAY_ADDRESS_ONLY_WITH_RAY: dict[str, Any] = {
+    "not": {
+        "required": ["ray_address"],
+        "properties": {"ray_address": {"type": "string"}, "executor": {"not": {"const": "ray"}}},
+    }
+}
+
+
 class RunSettings(BaseModel):
     """How a run executes (SPEC H.4).
 
@@ -192,19 +227,21 @@ class RunSettings(BaseModel):
             belongs to), ``ray://host:port`` (Ray Client) or ``host:port`` (the head's GCS).
         ray_max_retries: how often Ray resubmits a case whose worker or node died before it is
             recorded ``error`` (0–20).
+
+    Raises (on validation): ``ray_address`` with an executor other than ``ray``.
     """
 
-    model_config = STRICT
-    concurrency: Annotated[int, Field(ge=1, le=1024)] = 4
-    repeats: Annotated[int, Field(ge=1, le=100)] = 1
+    model_config = ConfigDict(**STRICT, json_schema_extra=RAY_ADDRESS_ONLY_WITH_RAY)
+    concurrency: Annotated[int, Field(ge=1, le=1024), JSON_INT] = 4
+    repeats: Annotated[int, Field(ge=1, le=100), JSON_INT] = 1
     case_ids: list[NonEmptyStr] | None = None
     tags: list[NonEmptyStr] | None = None
-    limit: PositiveInt | None = None
-    budget_usd: Annotated[float, Field(ge=0)] | None = None
-    timeout_s: PositiveInt | None = None
+    limit: JsonPositiveInt | None = None
+    budget_usd: Annotated[JsonFloat, Field(ge=0)] | None = None
+    timeout_s: JsonPositiveInt | None = None
     executor: Executor = "local"
     ray_address: Annotated[str, Field(pattern=RAY_ADDRESS)] | None = None
-    ray_max_retries: Annotated[int, Field(ge=0, le=20)] = 3
+    ray_max_retries: Annotated[int, Field(ge=0, le=20), JSON_INT] = 3
 
     @model_validator(mode="after")
     def _ray_address_only_with_ray(self) -> RunSettings:
@@ -253,7 +290,7 @@ class StartRunRequest(BaseModel):
     model_config = STRICT
     dataset: NonEmptyStr
     harness: NonEmptyStr
-    graders: list[GraderSpec] | None = None
+    graders: Annotated[list[GraderSpec] | None, Field(json_schema_extra=KNOWN_GRADERS)] = None
     settings: RunSettings = Field(default_factory=RunSettings)
 
 
@@ -304,7 +341,7 @@ class ReportedResult(BaseModel):
 
     model_config = STRICT
     case_id: NonEmptyStr
-    sample: NonNegativeInt = 0
+    sample: JsonNonNegativeInt = 0
     answer: str = ""
     error: str | None = None
     trace: Trace | None = None
@@ -321,7 +358,7 @@ class ReportRunRequest(BaseModel):
     model_config = STRICT
     dataset: NonEmptyStr
     harness: PinnedRef
-    graders: list[GraderSpec] | None = None
+    graders: Annotated[list[GraderSpec] | None, Field(json_schema_extra=KNOWN_GRADERS)] = None
     results: list[ReportedResult] = Field(min_length=1)
 
 
