@@ -221,6 +221,10 @@ def test_the_documented_grader_ids_are_the_graders_this_server_runs(client: Test
     assert not document_says_valid(client, ref("StartRunRequest"), body)
     body["graders"] = [{"id": "numeric"}]
     assert document_says_valid(client, ref("StartRunRequest"), body)
+    rescore = body_schema(client, "/api/runs/{run_id}/rescore")
+    assert not document_says_valid(client, rescore, {"graders": [None]})
+    assert not document_says_valid(client, rescore, {"graders": [{"id": "nope"}]})
+    assert document_says_valid(client, rescore, {"graders": [{"id": "numeric"}]})
 
 
 def test_a_stored_case_naming_an_unknown_grader_is_a_409_at_run_start(client: TestClient) -> None:

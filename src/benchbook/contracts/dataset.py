@@ -115,8 +115,11 @@ GRADER_IDS = (
     "latency",
     "localization",
 )
-#: JSON Schema (a field's ``json_schema_extra``) of "a list of graders with known ids".
-KNOWN_GRADERS: dict[str, Any] = {"items": {"properties": {"id": {"enum": list(GRADER_IDS)}}}}
+#: JSON Schema (a field's ``json_schema_extra``) of "a list of graders with known ids"; under
+#: ``allOf`` so it adds to the field's own ``items`` rather than replacing them.
+KNOWN_GRADERS: dict[str, Any] = {
+    "allOf": [{"items": {"properties": {"id": {"enum": list(GRADER_IDS)}}}}]
+}
 
 
 class GraderSpec(BaseModel):
