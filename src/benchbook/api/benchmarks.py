@@ -33,7 +33,15 @@ NO_INLINE_FILE_SOURCE: dict[str, Any] = {
         "spec": {
             "anyOf": [
                 {"type": "null"},
-                {"properties": {"source": {"properties": {"kind": {"const": "huggingface"}}}}},
+                {
+                    "type": "object",
+                    "properties": {
+                        "source": {
+                            "type": "object",
+                            "properties": {"kind": {"const": "huggingface"}},
+                        }
+                    },
+                },
             ]
         }
     }

@@ -142,6 +142,13 @@ HTTP_URL_PATTERN = (
 )
 #: No character of Unicode category Cc (C0 controls, DEL, C1 controls).
 NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+#: The characters Python's ``str.strip()`` removes (``str.isspace``), as a class body: ``\s``
+#: differs between Python and ECMA-262 regexes, so rules about trimming spell it out.
+PY_SPACE_CHARS = (
+    r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: Text that is not empty once trimmed (``str.strip()``), with no NUL.
+NOT_BLANK_PATTERN = rf"^[^\x00]*[^\x00{PY_SPACE_CHARS}][^\x00]*$"
 #: No NUL (PostgreSQL text cannot hold it).
 NO_NUL_PATTERN = r"^[^\x00]*$"
 

@@ -98,30 +98,6 @@ class Milestone(BaseModel):
     description: NonEmptyStr
 
 
-#: The grader families this installation runs (``eval.graders.GRADERS``' keys; a test keeps
-#: them equal). A case may name any id (checked when a run is planned); a run's own
-#: ``graders`` must name these, and :data:`KNOWN_GRADERS` says so in the JSON Schema.
-GRADER_IDS = (
-    "answer-match",
-    "numeric",
-    "gaia",
-    "regex",
-    "judge",
-    "command",
-    "tests-pass",
-    "swe-bench",
-    "steps",
-    "cost",
-    "latency",
-    "localization",
-)
-#: JSON Schema (a field's ``json_schema_extra``) of "a list of graders with known ids"; under
-#: ``allOf`` so it adds to the field's own ``items`` rather than replacing them.
-KNOWN_GRADERS: dict[str, Any] = {
-    "allOf": [{"items": {"properties": {"id": {"enum": list(GRADER_IDS)}}}}]
-}
-
-
 class GraderSpec(BaseModel):
     """A grader family ``id`` (SPEC H) with its ``config``; unknown ids fail at run planning."""
 

@@ -24,6 +24,7 @@ from pydantic import AfterValidator, BaseModel, Field, JsonValue
 
 from benchbook.contracts.common import (
     JSON_INT,
+    PY_SPACE_CHARS,
     STRICT,
     HttpUrl,
     JsonFloat,
@@ -39,9 +40,7 @@ HarnessKind = Literal["command", "openai", "python", "external"]
 
 #: The template fields a harness config may use (SPEC H.1); ``{{``/``}}`` are literal braces.
 TEMPLATE_FIELDS = ("task", "case_id", "workdir", "sample")
-#: The characters Python's ``str.strip()`` removes (``str.isspace``), spelled out: ``\s`` differs
-#: between Python and ECMA-262 regexes.
-_SPACE = r"[\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
+_SPACE = f"[{PY_SPACE_CHARS}]"
 #: JSON Schema of a harness template, as ``runtime.templates.compile_harness_template``
 #: accepts it: literal text without single braces, ``{{`` and ``}}``, and placeholders
 #: ``{field}`` / ``{field?}`` of :data:`TEMPLATE_FIELDS` (spaces around the name allowed).

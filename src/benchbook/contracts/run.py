@@ -33,7 +33,6 @@ from benchbook.contracts.common import (
     PinnedRef,
 )
 from benchbook.contracts.dataset import (
-    KNOWN_GRADERS,
     Env,
     GraderSpec,
     Network,
@@ -290,7 +289,7 @@ class StartRunRequest(BaseModel):
     model_config = STRICT
     dataset: NonEmptyStr
     harness: NonEmptyStr
-    graders: Annotated[list[GraderSpec] | None, Field(json_schema_extra=KNOWN_GRADERS)] = None
+    graders: list[GraderSpec] | None = None
     settings: RunSettings = Field(default_factory=RunSettings)
 
 
@@ -358,7 +357,7 @@ class ReportRunRequest(BaseModel):
     model_config = STRICT
     dataset: NonEmptyStr
     harness: PinnedRef
-    graders: Annotated[list[GraderSpec] | None, Field(json_schema_extra=KNOWN_GRADERS)] = None
+    graders: list[GraderSpec] | None = None
     results: list[ReportedResult] = Field(min_length=1)
 
 
