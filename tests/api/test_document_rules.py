@@ -129,19 +129,6 @@ def test_an_inline_file_source_needs_its_text_in_the_document_and_the_api(
     assert response.status_code == 201, response.text
 
 
-def test_a_multipart_import_takes_a_file_part_or_text_not_both(client: TestClient) -> None:
-    spec = {
-        "id": "r",
-        "source": {"kind": "file", "format": "jsonl"},
-        "mapping": {"task_field": "q"},
-    }
-    schema = body_schema(client, "/api/benchmarks/import", "multipart/form-data")
-    assert not document_says_valid(client, schema, {"request": {"spec": spec}})
-    assert document_says_valid(client, schema, {"request": {"spec": spec}, "file": "x"})
-    both = {"request": {"spec": spec, "text": "x"}, "file": "x"}
-    assert not document_says_valid(client, schema, both)
-
-
 def test_ray_address_without_the_ray_executor_is_invalid_in_the_document_too(
     client: TestClient,
 ) -> None:

@@ -46,9 +46,11 @@ NO_INLINE_FILE_SOURCE: dict[str, Any] = {
         }
     }
 }
-#: Both accepted bodies, for OpenAPI, with the rules of ``services.imports.open_source``: a
-#: ``file`` source's content is the ``text`` of a JSON body, the ``file`` part or the ``text``
-#: of a multipart one — never both.
+#: Both accepted bodies, for OpenAPI. A JSON body states ``services.imports.open_source``'s
+#: rule that an inline ``file`` source brings its rows as ``text``; the multipart form does not
+#: state its rule (the ``file`` part or ``text``, not both): every combinator tried at its top
+#: level made schemathesis generate requests outside ``ImportRequest`` or fail on the binary
+#: part.
 IMPORT_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -74,15 +76,6 @@ IMPORT_BODY: dict[str, Any] = {
                             "format": "binary",
                             "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted.",
                         },
-                    },
-                    "anyOf": [
-                        {"required": [FILE_FIELD]},
-                        {"properties": {REQUEST_FIELD: TEXT_GIVEN}},
-                        {"properties": {REQUEST_FIELD: NO_INLINE_FILE_SOURCE}},
-                    ],
-                    "not": {
-                        "required": [REQUEST_FIELD, FILE_FIELD],
-                        "properties": {REQUEST_FIELD: TEXT_GIVEN},
                     },
                 },
                 "encoding": {REQUEST_FIELD: {"contentType": "application/json"}},

@@ -68,9 +68,13 @@ class Mapping(BaseModel):
 
 
 #: JSON Schema of :class:`RecipeSource`'s rule: a ``huggingface`` source names its dataset.
+#: Stated positively (a file source, or a dataset given): schemathesis generates a negated
+#: ``if`` badly.
 HUGGINGFACE_NEEDS_DATASET: dict[str, Any] = {
-    "if": {"required": ["kind"], "properties": {"kind": {"const": "huggingface"}}},
-    "then": {"required": ["dataset"], "properties": {"dataset": {"type": "string"}}},
+    "anyOf": [
+        {"type": "object", "properties": {"kind": {"const": "file"}}},
+        {"type": "object", "required": ["dataset"], "properties": {"dataset": {"type": "string"}}},
+    ]
 }
 
 
