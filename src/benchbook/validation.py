@@ -7,7 +7,8 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from benchbook.errors import InvalidInput
+from benchbook.contracts.common import CONTRADICTION
+from benchbook.errors import Conflict, InvalidInput
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -25,13 +26,22 @@ def issues_of(exc: ValidationError, prefix: str = "") -> list[dict[str, str]]:
 
 
 def parse_model(model: type[M], data: Any, what: str, prefix: str = "") -> M:
-    """Validate ``data`` as ``model``; raise InvalidInput listing every problem by path."""
+    """Validate ``data`` as ``model``.
+
+    Raises:
+        InvalidInput: listing every problem by path.
+        Conflict: the same, when every problem is a
+            :data:`~benchbook.contracts.common.CONTRADICTION` (duplicate case ids, gold fields
+            naming absent metadata keys): rules across fields no JSON Schema can state.
+    """
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         issues = issues_of(exc, prefix)
         first = issues[0]
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        raise InvalidInput(
+        contradictions = all(e["type"] == CONTRADICTION for e in exc.errors(include_url=False))
+        error = Conflict if contradictions else InvalidInput
+        raise error(
             f"invalid {what}: {first['path']}: {first['message']}{more}", {"errors": issues}
         ) from exc

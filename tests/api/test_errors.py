@@ -57,12 +57,13 @@ def test_a_non_semver_version_is_a_400_naming_version(seeded: TestClient) -> Non
     assert listing(seeded) == before
 
 
-def test_duplicate_case_ids_are_a_400_listing_them(seeded: TestClient) -> None:
+def test_duplicate_case_ids_are_a_409_listing_them(seeded: TestClient) -> None:
+    """A rule across cases that no JSON Schema states: 409, not 400 (see api.md)."""
     before = listing(seeded)
     body = dataset_body(version="1.1.0", n=4)
     body["cases"][2]["id"] = "q0"
     body["cases"][3]["id"] = "q1"
-    error = assert_envelope(seeded.post("/api/datasets", json=body), 400, "invalid_input")
+    error = assert_envelope(seeded.post("/api/datasets", json=body), 409, "conflict")
     assert "q0, q1" in str(error["message"])
     assert listing(seeded) == before
 

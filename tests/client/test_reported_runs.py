@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from benchbook.client import Client, InvalidInput, NotFound
+from benchbook.client import Client, Conflict, InvalidInput, NotFound
 from benchbook.contracts.scorecard import Scorecard
 from tests.client.conftest import Live
 
@@ -95,7 +95,7 @@ def test_an_external_harness_cannot_be_started_and_viewers_cannot_report(
     bb: Client, live: Live
 ) -> None:
     bb.runs.report("arith@1.0.0", "ext-only@0.1.0", [{"case_id": "a", "answer": "2"}])
-    with pytest.raises(InvalidInput, match="external"):
+    with pytest.raises(Conflict, match="external"):
         bb.runs.start_run("arith@1.0.0", "ext-only@0.1.0")
     key, _ = live.mint_key("reader", "read")
     from benchbook.client import Forbidden

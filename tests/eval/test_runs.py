@@ -191,8 +191,8 @@ def test_a_worker_executes_queued_runs(rctx: Context) -> None:
         ({"graders": [GraderSpec(id="nope")]}, InvalidInput, "known: .*numeric"),
         ({"harness": "missing@1.0.0"}, NotFound, "missing"),
         ({"dataset": "sums@9.9.9"}, NotFound, r"sums@9\.9\.9"),
-        ({"case_ids": ["zz"]}, InvalidInput, "zz"),
-        ({"tags": ["none-such"]}, InvalidInput, "selects no case"),
+        ({"case_ids": ["zz"]}, Conflict, "zz"),
+        ({"tags": ["none-such"]}, Conflict, "selects no case"),
     ],
 )
 def test_bad_run_requests_are_clear_errors_and_store_nothing(

@@ -18,7 +18,7 @@ from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts import Case, DatasetDiff
-from benchbook.contracts.common import SEMVER_PATTERN, schema_rule
+from benchbook.contracts.common import NOT_BLANK_PATTERN, SEMVER_PATTERN, schema_rule
 from benchbook.contracts.dataset import CaseMatch, CaseNeighbours
 from benchbook.contracts.registry import (
     ActivityPage,
@@ -253,7 +253,7 @@ def search_cases(
         str,
         Query(
             description="Text to find in case ids and contents (case-insensitive).",
-            json_schema_extra={"pattern": r"^[^\x00]*\S[^\x00]*$"},
+            json_schema_extra={"pattern": NOT_BLANK_PATTERN},
         ),
     ],
     limit: Annotated[int, Query(ge=1, le=200)] = 50,

@@ -41,12 +41,12 @@ router = APIRouter(prefix="/api", tags=["runs"])
     operation_id="start_run",
     status_code=202,
     response_model=Run,
-    responses=error_responses(400, 403, 404),
+    responses=error_responses(400, 403, 404, 409),
 )
 def start_run(ctx: ContextDep, request: Annotated[StartRunRequest, Body()]) -> Run:
     """Plan a run and queue it (202); poll ``GET /api/runs/{id}``. 400 for unknown graders
-    (known ids listed), an empty subset or a missing secret; 404 for an unknown dataset or
-    harness version."""
+    (known ids listed) or a missing secret; 404 for an unknown dataset or harness version; 409
+    for a subset that selects no case of the dataset version."""
     return svc.start_run(ctx, request)
 
 

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import semver
-from pydantic import AfterValidator, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, Strict, StringConstraints
+from pydantic_core import PydanticCustomError
 
 #: Strict models: unknown fields are errors, so a typo never silently drops data. NaN and
 #: infinities are errors too: JSON has no such numbers and the canonical body would hold null.
@@ -102,6 +103,18 @@ def _clean_tags(values: list[str]) -> list[str]:
     return list(seen)
 
 
+#: The pydantic error type of a rule across fields that JSON Schema cannot state (case ids unique
+#: within a version, ``gold_fields`` naming metadata keys): the body contradicts itself.
+#: ``validation.parse_model`` answers Conflict (409) when these are a body's only problems, so a
+#: request the OpenAPI document calls valid is never a 400 for a rule the document cannot state.
+CONTRADICTION = "contradiction"
+
+
+def contradiction(message: str) -> PydanticCustomError:
+    """The error a model validator raises for a :data:`CONTRADICTION` (``message`` verbatim)."""
+    return PydanticCustomError(CONTRADICTION, message)
+
+
 def schema_rule(**keywords: Any) -> Any:
     """``Annotated`` metadata stating in the JSON Schema (and so in OpenAPI) the rule a validator
     beside it enforces, e.g. ``schema_rule(pattern="^[a-z]+$")``. The validator keeps its own
@@ -129,6 +142,13 @@ HTTP_URL_PATTERN = (
 )
 #: No character of Unicode category Cc (C0 controls, DEL, C1 controls).
 NO_CONTROL_PATTERN = r"^[^\x00-\x1f\x7f-\x9f]*$"
+#: The characters Python's ``str.strip()`` removes (``str.isspace``), as a class body: ``\s``
+#: differs between Python and ECMA-262 regexes, so rules about trimming spell it out.
+PY_SPACE_CHARS = (
+    r"\t\n\x0b\x0c\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+#: Text that is not empty once trimmed (``str.strip()``), with no NUL.
+NOT_BLANK_PATTERN = rf"^[^\x00]*[^\x00{PY_SPACE_CHARS}][^\x00]*$"
 #: No NUL (PostgreSQL text cannot hold it).
 NO_NUL_PATTERN = r"^[^\x00]*$"
 
@@ -175,6 +195,31 @@ ContentTags = Annotated[list[Tag], AfterValidator(_clean_tags)]
 """Content tags: trimmed, non-empty, de-duplicated keeping first-seen order."""
 
 NonEmptyStr = Annotated[str, StringConstraints(min_length=1)]
+
+
+def _json_integer(value: Any) -> Any:
+    # JSON has no coercion: false is not 0 and "3" is not 3. An integral number (3.0) is an
+    # integer in JSON Schema, so pydantic's own int validation goes on from here.
+    if isinstance(value, bool | str | bytes | bytearray):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+#: Request-body numbers and booleans take JSON's types as they are, never a coerced
+#: ``false``, ``1`` or ``"3"`` (pydantic's lax mode would turn those into 0, True and 3).
+#: ``JSON_INT`` goes last in ``Annotated``, after any ``Field`` bounds, so the bounds still
+#: reach the JSON Schema: ``Annotated[int, Field(ge=0, le=10), JSON_INT]``.
+JSON_INT = BeforeValidator(_json_integer)
+JsonInt = Annotated[int, JSON_INT]
+"""A JSON integer (3 or 3.0); a boolean or a string is an error."""
+JsonPositiveInt = Annotated[int, Field(gt=0), JSON_INT]
+"""A JSON integer > 0."""
+JsonNonNegativeInt = Annotated[int, Field(ge=0), JSON_INT]
+"""A JSON integer ≥ 0."""
+JsonFloat = Annotated[float, Strict()]
+"""A JSON number (integers included); a boolean or a string is an error."""
+JsonBool = Annotated[bool, Strict()]
+"""A JSON ``true`` or ``false``; ``0``, ``1`` and ``"true"`` are errors."""
 
 CaseId = Annotated[
     str,

@@ -8,19 +8,22 @@ is pure data. The canonical JSON of the parsed model (defaults filled) is its id
 from __future__ import annotations
 
 from collections import Counter
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, JsonValue, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
     CaseId,
     ContentTags,
     HttpUrl,
+    JsonNonNegativeInt,
+    JsonPositiveInt,
     NonEmptyStr,
     ResourceId,
     SemVerStr,
     TextNoNul,
+    contradiction,
 )
 from benchbook.contracts.provenance import Provenance
 
@@ -117,15 +120,27 @@ class Resources(BaseModel):
     """Requested compute: CPU in millicores, memory in MB, GPU count."""
 
     model_config = STRICT
-    cpu_millicores: PositiveInt | None = None
-    memory_mb: PositiveInt | None = None
-    gpu: Annotated[int, Field(ge=0)] | None = None
+    cpu_millicores: JsonPositiveInt | None = None
+    memory_mb: JsonPositiveInt | None = None
+    gpu: JsonNonNegativeInt | None = None
+
+
+#: JSON Schema of :class:`Network`'s rule (an absent ``mode`` is ``public``).
+HOSTS_ONLY_WITH_ALLOWLIST: dict[str, Any] = {
+    "not": {
+        "required": ["allowed_hosts"],
+        "properties": {
+            "allowed_hosts": {"type": "array", "minItems": 1},
+            "mode": {"not": {"const": "allowlist"}},
+        },
+    }
+}
 
 
 class Network(BaseModel):
     """Network policy; ``allowed_hosts`` only with ``mode = allowlist``."""
 
-    model_config = STRICT
+    model_config = ConfigDict(**STRICT, json_schema_extra=HOSTS_ONLY_WITH_ALLOWLIST)
     mode: Literal["public", "none", "allowlist"] = "public"
     allowed_hosts: list[str] = Field(default_factory=list)
 
@@ -153,7 +168,7 @@ class Case(BaseModel):
     milestones: list[Milestone] | None = None
     graders: list[GraderSpec] = Field(default_factory=list)
     image: str | None = None
-    timeout_s: PositiveInt = 1800
+    timeout_s: JsonPositiveInt = 1800
     tags: ContentTags = Field(default_factory=list)
     placement: Placement | None = None
     resources: Resources | None = None
@@ -166,10 +181,11 @@ class Case(BaseModel):
         if self.milestones:
             dupes = [k for k, n in Counter(m.id for m in self.milestones).items() if n > 1]
             if dupes:
-                raise ValueError(f"duplicate milestone ids: {', '.join(dupes)}")
+                raise contradiction(f"duplicate milestone ids: {', '.join(dupes)}")
         missing = [k for k in self.gold_fields if k not in self.metadata]
         if missing:
-            raise ValueError(f"gold_fields name keys absent from metadata: {', '.join(missing)}")
+            keys = ", ".join(missing)
+            raise contradiction(f"gold_fields name keys absent from metadata: {keys}")
         return self
 
 
@@ -217,5 +233,5 @@ class Dataset(BaseModel):
         dupes = duplicate_ids([c.id for c in self.cases])
         if dupes:
             shown = ", ".join(dupes[:20])
-            raise ValueError(f"case ids must be unique within a version; duplicates: {shown}")
+            raise contradiction(f"case ids must be unique within a version; duplicates: {shown}")
         return self

@@ -20,11 +20,15 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, JsonValue, PositiveInt
+from pydantic import AfterValidator, BaseModel, Field, JsonValue
 
 from benchbook.contracts.common import (
+    JSON_INT,
+    PY_SPACE_CHARS,
     STRICT,
     HttpUrl,
+    JsonFloat,
+    JsonPositiveInt,
     NonEmptyStr,
     ResourceId,
     SemVerStr,
@@ -36,6 +40,22 @@ HarnessKind = Literal["command", "openai", "python", "external"]
 
 #: The template fields a harness config may use (SPEC H.1); ``{{``/``}}`` are literal braces.
 TEMPLATE_FIELDS = ("task", "case_id", "workdir", "sample")
+_SPACE = f"[{PY_SPACE_CHARS}]"
+#: JSON Schema of a harness template, as ``runtime.templates.compile_harness_template``
+#: accepts it: literal text without single braces, ``{{`` and ``}}``, and placeholders
+#: ``{field}`` / ``{field?}`` of :data:`TEMPLATE_FIELDS` (spaces around the name allowed).
+HARNESS_TEMPLATE_PATTERN = (
+    r"^(?:\{\{|\}\}|\{"
+    + _SPACE
+    + "*(?:"
+    + "|".join(TEMPLATE_FIELDS)
+    + ")"
+    + _SPACE
+    + r"*\??\}|[^{}])*$"
+)
+HarnessTemplate = Annotated[str, schema_rule(pattern=HARNESS_TEMPLATE_PATTERN)]
+"""A harness template string (checked when the harness is registered, see
+:data:`HARNESS_TEMPLATE_PATTERN`)."""
 
 _SECRET_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 _CALLABLE_RE = re.compile(
@@ -79,12 +99,12 @@ class CommandConfig(BaseModel):
     """
 
     model_config = STRICT
-    argv: list[NonEmptyStr] = Field(min_length=1)
-    cwd: str | None = None
-    env: dict[str, str] = Field(default_factory=dict)
+    argv: list[Annotated[HarnessTemplate, Field(min_length=1)]] = Field(min_length=1)
+    cwd: HarnessTemplate | None = None
+    env: dict[str, HarnessTemplate] = Field(default_factory=dict)
     secrets: list[SecretName] = Field(default_factory=list)
     answer: Literal["stdout", "file"] = "stdout"
-    timeout_s: PositiveInt | None = None
+    timeout_s: JsonPositiveInt | None = None
 
 
 class OpenAIConfig(BaseModel):
@@ -108,11 +128,11 @@ class OpenAIConfig(BaseModel):
     model: NonEmptyStr
     api_key_secret: SecretName | None = None
     system: str | None = None
-    temperature: Annotated[float, Field(ge=0, le=2)] | None = None
-    max_tokens: PositiveInt | None = None
+    temperature: Annotated[JsonFloat, Field(ge=0, le=2)] | None = None
+    max_tokens: JsonPositiveInt | None = None
     extra_body: dict[str, JsonValue] = Field(default_factory=dict)
-    max_retries: Annotated[int, Field(ge=0, le=10)] = 2
-    timeout_s: PositiveInt = 600
+    max_retries: Annotated[int, Field(ge=0, le=10), JSON_INT] = 2
+    timeout_s: JsonPositiveInt = 600
 
 
 class PythonConfig(BaseModel):

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
-from benchbook.contracts.common import STRICT, ResourceId, SemVerStr, exactly_one_of, not_both
+from benchbook.contracts.common import (
+    STRICT,
+    JsonBool,
+    JsonPositiveInt,
+    ResourceId,
+    SemVerStr,
+    exactly_one_of,
+    not_both,
+)
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.provenance import Origin, Scoring
 from benchbook.contracts.recipe import FileFormat, GraderTemplate, Mapping, Recipe, RecipeSource
@@ -45,12 +53,12 @@ class ImportRequest(BaseModel):
     id: ResourceId | None = None
     version: SemVerStr | None = None
     bump: Literal["patch", "minor", "major"] | None = None
-    limit: PositiveInt | None = None
+    limit: JsonPositiveInt | None = None
     text: str | None = None
     format: FileFormat | None = None
     split: str | None = None
     config: str | None = None
-    shared: bool = False
+    shared: JsonBool = False
 
     @model_validator(mode="after")
     def _one_source(self) -> ImportRequest:

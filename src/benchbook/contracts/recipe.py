@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
@@ -10,6 +10,7 @@ from benchbook.contracts.common import (
     STRICT,
     HfDatasetId,
     HttpUrl,
+    JsonBool,
     NonEmptyStr,
     ResourceId,
     SemVerStr,
@@ -66,6 +67,17 @@ class Mapping(BaseModel):
         return self
 
 
+#: JSON Schema of :class:`RecipeSource`'s rule: a ``huggingface`` source names its dataset.
+#: Stated positively (a file source, or a dataset given): schemathesis generates a negated
+#: ``if`` badly.
+HUGGINGFACE_NEEDS_DATASET: dict[str, Any] = {
+    "anyOf": [
+        {"type": "object", "properties": {"kind": {"const": "file"}}},
+        {"type": "object", "required": ["dataset"], "properties": {"dataset": {"type": "string"}}},
+    ]
+}
+
+
 class RecipeSource(BaseModel):
     """Where a recipe reads rows.
 
@@ -73,9 +85,11 @@ class RecipeSource(BaseModel):
     ``file`` (optional inside ``dataset`` for a raw Hub file). ``file``: a local path or an upload,
     with ``format`` guessed from the extension when omitted.
     ``json_key`` picks the list inside a JSON object that wraps one.
+
+    Raises (on validation): a ``huggingface`` source without ``dataset``.
     """
 
-    model_config = STRICT
+    model_config = ConfigDict(**STRICT, json_schema_extra=HUGGINGFACE_NEEDS_DATASET)
     kind: Literal["huggingface", "file"]
     dataset: HfDatasetId | None = None
     config: str | None = None
@@ -84,7 +98,13 @@ class RecipeSource(BaseModel):
     file: str | None = None
     format: FileFormat | None = None
     json_key: str | None = None
-    gated: bool = False
+    gated: JsonBool = False
+
+    @model_validator(mode="after")
+    def _huggingface_needs_dataset(self) -> RecipeSource:
+        if self.kind == "huggingface" and self.dataset is None:
+            raise ValueError("dataset: a huggingface source needs a dataset (owner/name)")
+        return self
 
 
 class GraderTemplate(BaseModel):

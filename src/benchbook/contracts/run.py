@@ -9,12 +9,36 @@ Layering (DESIGN §1): the runtime receives a :class:`CaseInput` — never a
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, Field, JsonValue, NonNegativeInt, PositiveInt, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    NonNegativeInt,
+    PositiveInt,
+    model_validator,
+)
 
-from benchbook.contracts.common import STRICT, CaseId, NonEmptyStr, PinnedRef
-from benchbook.contracts.dataset import Env, GraderSpec, Network, Placement, Resources
+from benchbook.contracts.common import (
+    JSON_INT,
+    STRICT,
+    CaseId,
+    JsonBool,
+    JsonFloat,
+    JsonNonNegativeInt,
+    JsonPositiveInt,
+    NonEmptyStr,
+    PinnedRef,
+)
+from benchbook.contracts.dataset import (
+    Env,
+    GraderSpec,
+    Network,
+    Placement,
+    Resources,
+)
 from benchbook.contracts.score import Score
 
 
@@ -47,8 +71,8 @@ class Usage(BaseModel):
     """Token usage summed over a harness's model calls."""
 
     model_config = STRICT
-    input_tokens: NonNegativeInt = 0
-    output_tokens: NonNegativeInt = 0
+    input_tokens: JsonNonNegativeInt = 0
+    output_tokens: JsonNonNegativeInt = 0
 
 
 class HarnessOutput(BaseModel):
@@ -74,10 +98,10 @@ class EnvAudit(BaseModel):
     """
 
     model_config = STRICT
-    ok: bool
+    ok: JsonBool
     commit: str | None = None
     head: str | None = None
-    clean: bool | None = None
+    clean: JsonBool | None = None
     untracked: list[str] = Field(default_factory=list)
     problems: list[str] = Field(default_factory=list)
 
@@ -121,9 +145,9 @@ class Trace(BaseModel):
     tool_calls: list[dict[str, JsonValue]] = Field(default_factory=list)
     usage: Usage = Field(default_factory=Usage)
     model: str | None = None
-    cost_usd: float | None = None
+    cost_usd: JsonFloat | None = None
     started_at: datetime | None = None
-    duration_ms: NonNegativeInt = 0
+    duration_ms: JsonNonNegativeInt = 0
     answer: str = ""
     env_snapshot: EnvSnapshot = Field(default_factory=EnvSnapshot)
     stdout_tail: str = ""
@@ -176,6 +200,22 @@ RAY_ADDRESS = r"^(auto|(ray://)?[A-Za-z0-9.\-\[\]:]+:[0-9]{1,5})$"
 """``auto``, ``ray://host:port`` or ``host:port``."""
 
 
+#: JSON Schema of :class:`RunSettings`' rule: no ``ray_address`` or ``ray_num_cpus`` unless
+#: ``executor`` is ``ray``
+#: (an absent executor is ``local``).
+RAY_FIELDS_ONLY_WITH_RAY: dict[str, Any] = {
+    "allOf": [
+        {
+            "not": {
+                "required": [name],
+                "properties": {name: {"type": kind}, "executor": {"not": {"const": "ray"}}},
+            }
+        }
+        for name, kind in (("ray_address", "string"), ("ray_num_cpus", "number"))
+    ]
+}
+
+
 class RunSettings(BaseModel):
     """How a run executes (SPEC H.4).
 
@@ -196,20 +236,23 @@ class RunSettings(BaseModel):
             ``cpu_millicores`` (0.0001–1024). None (default): the cluster's CPUs / ``concurrency``,
             at most 1 — so ``concurrency`` such cases run at once, as with the local executor.
             Only with executor ``ray``.
+
+    Raises (on validation): ``ray_address`` or ``ray_num_cpus`` with an executor other than
+    ``ray``.
     """
 
-    model_config = STRICT
-    concurrency: Annotated[int, Field(ge=1, le=1024)] = 4
-    repeats: Annotated[int, Field(ge=1, le=100)] = 1
+    model_config = ConfigDict(**STRICT, json_schema_extra=RAY_FIELDS_ONLY_WITH_RAY)
+    concurrency: Annotated[int, Field(ge=1, le=1024), JSON_INT] = 4
+    repeats: Annotated[int, Field(ge=1, le=100), JSON_INT] = 1
     case_ids: list[NonEmptyStr] | None = None
     tags: list[NonEmptyStr] | None = None
-    limit: PositiveInt | None = None
-    budget_usd: Annotated[float, Field(ge=0)] | None = None
-    timeout_s: PositiveInt | None = None
+    limit: JsonPositiveInt | None = None
+    budget_usd: Annotated[JsonFloat, Field(ge=0)] | None = None
+    timeout_s: JsonPositiveInt | None = None
     executor: Executor = "local"
     ray_address: Annotated[str, Field(pattern=RAY_ADDRESS)] | None = None
-    ray_max_retries: Annotated[int, Field(ge=0, le=20)] = 3
-    ray_num_cpus: Annotated[float, Field(ge=0.0001, le=1024)] | None = None
+    ray_max_retries: Annotated[int, Field(ge=0, le=20), JSON_INT] = 3
+    ray_num_cpus: Annotated[JsonFloat, Field(ge=0.0001, le=1024)] | None = None
 
     @model_validator(mode="after")
     def _ray_fields_only_with_ray(self) -> RunSettings:
@@ -310,7 +353,7 @@ class ReportedResult(BaseModel):
 
     model_config = STRICT
     case_id: NonEmptyStr
-    sample: NonNegativeInt = 0
+    sample: JsonNonNegativeInt = 0
     answer: str = ""
     error: str | None = None
     trace: Trace | None = None

@@ -41,7 +41,13 @@ from benchbook.services.run_execution import (
     runtime_config,
     worker_id,
 )
-from benchbook.services.runs import create_run, iter_cases, load_run, split_ref
+from benchbook.services.runs import (
+    check_stored_grader_ids,
+    create_run,
+    iter_cases,
+    load_run,
+    split_ref,
+)
 from benchbook.store import runs as repo
 from benchbook.store.tables import utcnow
 
@@ -135,7 +141,7 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
     check_grader_ids(request.graders or [])
     if not request.graders:
         for _, case in cases.values():
-            check_grader_ids(case.graders)
+            check_stored_grader_ids(case)
     hrow = external_harness(ctx, harness_id, harness_version)
     worker = worker_id()
     start = StartRunRequest(

@@ -84,6 +84,19 @@ def select_cases(
         yield position, case
 
 
+def check_stored_grader_ids(case: Case) -> None:
+    """A stored case's own graders must be known here.
+
+    Raises:
+        Conflict: the case names an unknown grader (the request is well formed; the stored
+            case is what it contradicts), naming the case and listing the known ids.
+    """
+    try:
+        check_grader_ids(case.graders)
+    except InvalidInput as exc:
+        raise Conflict(f"case {case.id!r}: {exc.message}", exc.details) from exc
+
+
 def _plan_checks(conn: Connection, version_pk: int, request: StartRunRequest) -> int:
     """Check grader ids and the subset; returns how many cases the subset selects."""
     plan = request.graders or []
@@ -95,17 +108,18 @@ def _plan_checks(conn: Connection, version_pk: int, request: StartRunRequest) ->
         selected += 1
         seen_ids.add(case.id)
         if not plan:
-            check_grader_ids(case.graders)
+            check_stored_grader_ids(case)
     if settings.case_ids is not None:
         unknown = sorted(set(settings.case_ids) - seen_ids)
         if unknown and settings.limit is None:
             shown = ", ".join(unknown[:20])
-            raise InvalidInput(
+            raise Conflict(
                 f"settings.case_ids: {len(unknown)} id(s) not in the dataset: {shown}",
                 {"unknown": unknown[:100]},
             )
     if selected == 0:
-        raise InvalidInput(
+        # 409, not 400: the request is well formed; the stored cases are what it contradicts.
+        raise Conflict(
             "the subset selects no case (check settings.case_ids, settings.tags, settings.limit)",
             {"case_ids": settings.case_ids, "tags": settings.tags, "limit": settings.limit},
         )
@@ -124,9 +138,12 @@ def start_run(ctx: Context, request: StartRunRequest) -> Run:
     Raises:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or harness, or no such (live) version or tag.
-        InvalidInput: unknown grader ids (the known ones listed), a subset selecting no case,
-            unknown case ids, a missing secret the harness names, or the ``ray`` executor
-            without the ``ray`` extra installed (the message says how to install it).
+        InvalidInput: unknown grader ids in ``graders`` (the known ones listed), or the ``ray``
+            executor without the ``ray`` extra installed (the message says how to install it).
+        Conflict: what the request names contradicts what is stored — a subset selecting no
+            case of the dataset version, unknown ``case_ids``, a case naming an unknown grader
+            (when ``graders`` is not given), an ``external`` harness, a missing secret the
+            harness names, a python harness whose module this server cannot import.
     """
     return create_run(ctx, request, holder=None)
 
@@ -155,7 +172,7 @@ def create_run(
         selected = _plan_checks(conn, version.pk, request)
     harness = load_harness(hrow)
     if isinstance(harness, ExternalHarness) and not reported:
-        raise InvalidInput(
+        raise Conflict(
             f"harness {hrow.harness_id}@{hrow.version} is external: report its results with"
             " report_run (POST /api/runs/report) instead of starting a run",
             {"harness": request.harness, "kind": "external"},
@@ -165,7 +182,7 @@ def create_run(
     found = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
     missing = [n for n in names if n not in found]
     if missing:
-        raise InvalidInput(
+        raise Conflict(
             f"harness {hrow.harness_id}@{hrow.version} needs secret(s) {', '.join(missing)};"
             " set them with `benchbook secrets set` or PUT /api/secrets/user/<name>",
             {"missing_secrets": missing},
@@ -233,7 +250,7 @@ def _check_importable(harness: Harness) -> None:
     except (ImportError, ValueError):
         found = False
     if not found:
-        raise InvalidInput(
+        raise Conflict(
             f"harness {harness.id}@{harness.version}: python module {module!r} cannot be"
             " imported by this server (is its package installed?)",
             {"callable": harness.config.callable},

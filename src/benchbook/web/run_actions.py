@@ -19,7 +19,7 @@ from fastapi.responses import RedirectResponse
 
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import Run, StartRunRequest
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, Conflict, InvalidInput, NotFound
 from benchbook.services import datasets, harnesses, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.controls import RunControls, may_start_run, require_start_run
@@ -183,7 +183,7 @@ def start_run_post(request: Request, posted: FormDep) -> Response:
     values = {key: form_text(form, key) for key in FIELDS}
     try:
         run = runs.start_run(page.ctx, start_request(values))
-    except (InvalidInput, NotFound) as exc:
+    except (InvalidInput, NotFound, Conflict) as exc:
         return _form(request, page, values, {error_field(exc): exc.message}, exc.http_status)
     return RedirectResponse(run_url(run.id), status_code=303)
 
