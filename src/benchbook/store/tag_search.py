@@ -18,6 +18,10 @@ from sqlalchemy.dialects.postgresql import JSONB
 
 from benchbook.store.tables import case_bodies, dataset_versions, version_cases, version_tags
 
+# Its own alias: the list query that embeds these pieces reads dataset_versions too, and an
+# unaliased table would correlate to the outer (latest) version row.
+_tagged = dataset_versions.alias("tagged_version")
+
 
 def lowered(conn: Connection, column: Any) -> Any:
     """``column`` lower-cased the same way on both backends: SQLite's ``lower()`` folds ASCII
@@ -29,12 +33,12 @@ def version_tags_json(conn: Connection, workspace: Any, dataset_id: Any) -> Any:
     """A scalar subquery: ``{tag: version}`` of the live versions of (``workspace``,
     ``dataset_id``) — ``json_group_object`` text on SQLite, ``json_object_agg`` on PostgreSQL
     (NULL when there is none); read it with :func:`read_version_tags`."""
-    t, v = version_tags.c, dataset_versions.c
+    t, v = version_tags.c, _tagged.c
     pg = conn.dialect.name == "postgresql"
     aggregate = func.json_object_agg if pg else func.json_group_object
     return (
         select(aggregate(t.tag, v.version))
-        .select_from(version_tags.join(dataset_versions, v.pk == t.version_pk))
+        .select_from(version_tags.join(_tagged, v.pk == t.version_pk))
         .where(t.workspace == workspace, t.dataset_id == dataset_id, v.deleted_at.is_(None))
         .scalar_subquery()
     )
@@ -53,7 +57,7 @@ def version_tag_matches(
 ) -> ColumnElement[bool]:
     """Whether a live version of the id carries a tag ``LIKE pattern`` (lower-cased; ``\\``
     escapes)."""
-    t, v = version_tags.c, dataset_versions.c
+    t, v = version_tags.c, _tagged.c
     return exists().where(
         t.workspace == workspace,
         t.dataset_id == dataset_id,
