@@ -299,7 +299,6 @@ PENDING = {
     " of the session they were recorded in",
     "docs/runs.md": "transcripts name run ids of the recording session and harnesses (coin,"
     " pricey, slow-echo, flaky) defined only in prose; curl uses localhost:8765 and $KEY",
-    "docs/localization.md": "transcripts name run ids of the recording session",
 }
 
 
