@@ -294,13 +294,7 @@ def _script(page_blocks: list[Block]) -> str:
 
 #: Pages whose examples do not run as written yet, and why: expected to fail (strict, so a page
 #: that starts passing must leave this list). Each is work left for issue 14 item 13.
-PENDING = {
-    "docs/harnesses.md": "transcripts name run ids and files (coin.json, x, env-dump.json, mypkg)"
-    " of the session they were recorded in",
-    "docs/runs.md": "transcripts name run ids of the recording session and harnesses (coin,"
-    " pricey, slow-echo, flaky) defined only in prose; curl uses localhost:8765 and $KEY",
-    "docs/localization.md": "transcripts name run ids of the recording session",
-}
+PENDING: dict[str, str] = {}
 
 
 def _page_param(page: Path) -> object:
