@@ -36,7 +36,7 @@ import pytest
 from benchbook.services.accounts import bootstrap_admin
 from benchbook.store.engine import make_engine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHARED = ROOT.parent / "shared"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^(\s*)```(bash|sh|shell|console)\s*$")
