@@ -134,13 +134,15 @@ def test_a_run_killed_with_sigkill_is_finished_by_resume_asking_only_what_was_lo
     assert set(asked) == set(answers) and max(asked.values()) <= 2
     twice = sum(1 for n in asked.values() if n == 2)
     # Asked again: exactly the requests the server had seen that were not committed at the kill
-    # and nothing that was. Those are the ≤ CONCURRENCY in flight plus the finished ones queued
-    # while the writer's previous commit ran (measured: 7-8 on SQLite, 8-14 on PostgreSQL at
-    # concurrency 8; a slow commit on a loaded machine lets more finish: two rounds allowed).
+    # and nothing that was. Those are the ≤ CONCURRENCY in flight (or waiting for the writer's
+    # queue), the ≤ CONCURRENCY queued and the batch being committed (≤ CONCURRENCY + 1):
+    # the writer's queue is bounded, so a slow commit on a loaded machine holds new cases back
+    # (measured: 7-8 on SQLite, 8-14 on PostgreSQL at concurrency 8; 93 under heavy load
+    # before the queue was bounded — see test_executor_backpressure).
     assert twice == calls_at_kill - stored_at_kill
     assert openai_server.call_count == GSM8K_ROWS + twice
     print(f"kill -9 after {calls_at_kill} calls, {stored_at_kill} stored: {twice} asked twice")
-    assert twice <= CONCURRENCY + 2 * CONCURRENCY
+    assert twice <= 3 * CONCURRENCY + 1
 
 
 def test_a_server_worker_takes_over_at_once_a_run_whose_process_is_gone(ctx: Context) -> None:

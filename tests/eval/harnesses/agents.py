@@ -70,3 +70,13 @@ def add_wrong_on_threes(case: CaseInput) -> str:
     correct otherwise (a candidate that answers differently from :func:`add`)."""
     a, b = map(int, re.findall(r"-?\d+", case.task)[:2])
     return str(a + b + (a % 3 == 0))
+
+
+#: How many times :func:`counted` was called in this process.
+CALLS = [0]
+
+
+def counted(case: CaseInput) -> str:
+    """Counts its calls in :data:`CALLS`, then answers at once (writer back-pressure tests)."""
+    CALLS[0] += 1
+    return add(case)

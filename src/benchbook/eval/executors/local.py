@@ -5,7 +5,11 @@ the harness's :class:`CaseInput` (gold left out), opens the case's environment, 
 harness, prices the trace, grades the submission while the workspace still exists, and hands
 the :class:`FinishedItem` to the sink. The sink writes batches from a thread, so the event loop
 keeps harnesses moving while the database commits; whatever finished is flushed as soon as the
-previous write returns, so a killed process loses at most the items in flight.
+previous write returns, so a killed process loses at most the items in flight. The queue to
+the writer holds at most ``concurrency`` items: while the writer lags (a slow commit on a loaded
+machine), a finished case keeps its slot until its result is queued, so no new case starts and
+a kill -9 loses at most ``3 × concurrency + 1`` results (in flight or waiting to be queued,
+queued, and the batch being committed), however slow the database.
 
 Budget: no new item starts once the spent cost reaches ``budget_usd``; the rest are reported
 ``not_run`` and the outcome is ``budget_exhausted``. Cancel: the sink's ``cancelled()`` is
@@ -189,7 +193,7 @@ async def execute(
         ``finished``, ``cancelled`` (the sink said stop; unstarted items stay missing so a
         resume runs them) or ``budget_exhausted`` (unstarted items written as ``not_run``).
     """
-    queue: asyncio.Queue[FinishedItem | None] = asyncio.Queue()
+    queue = result_queue(ex.concurrency)
     writer = asyncio.create_task(writer_loop(queue, sink, on_flush))
     beat = asyncio.create_task(heartbeat_loop(sink))
     slots = asyncio.Semaphore(ex.concurrency)
@@ -226,6 +230,12 @@ async def execute(
         await writer
         beat.cancel()
     return outcome
+
+
+def result_queue(concurrency: int) -> asyncio.Queue[FinishedItem | None]:
+    """The queue from the cases to the writer, bounded at ``concurrency`` items: a producer
+    waits while the writer lags, so results never pile up in memory unwritten."""
+    return asyncio.Queue(maxsize=max(1, concurrency))
 
 
 def admission(outcome: Outcome, sink: ResultSink, ex: Execution, spent_usd: float) -> Outcome:

@@ -15,7 +15,8 @@ one per CPU. The environment is provisioned on the worker that runs the task.
 Results come back with ``ray.wait`` as tasks finish, in whatever order; the driver prices and
 grades each one here (gold never leaves this process) and hands it to the same writer as the
 local executor, so resume, budget, cancel and progress behave the same. At most
-``concurrency`` tasks are submitted and unfinished at a time; no new task is submitted once the
+``concurrency`` items are submitted and unfinished, or back but not yet queued for the writer,
+at a time; no new task is submitted once the
 run is cancelled or the budget is reached. Workspace graders (``command``, ``tests-pass``)
 need the workspace, which stayed on the worker: for them the driver prepares the case's
 environment again and replays the worker's snapshot on it (:func:`grade_returned`).
@@ -52,6 +53,7 @@ from benchbook.eval.executors.local import (
     heartbeat_loop,
     internal_error,
     not_run,
+    result_queue,
     writer_loop,
 )
 from benchbook.eval.executors.ray_task import run_case, shared_payload
@@ -194,7 +196,7 @@ async def execute_ray(
     secrets = {n: ex.secrets[n] for n in names if n in ex.secrets}
     shared = await asyncio.to_thread(ray.put, shared_payload(ex.harness, secrets, ex.runtime))
     remote = ray.remote(run_case)
-    queue: asyncio.Queue[FinishedItem | None] = asyncio.Queue()
+    queue = result_queue(ex.concurrency)
     writer = asyncio.create_task(writer_loop(queue, sink, on_flush))
     beat = asyncio.create_task(heartbeat_loop(sink))
     spent = [ex.spent_usd]
@@ -214,7 +216,8 @@ async def execute_ray(
 
     async def submit() -> None:
         nonlocal exhausted, outcome
-        while not exhausted and len(pending) < ex.concurrency:
+        # A result being graded or waiting for the writer's queue still holds its slot.
+        while not exhausted and len(pending) + len(grading) < ex.concurrency:
             item = next(source, None)
             if item is None:
                 exhausted = True
