@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 
 from benchbook.settings import Settings
 from tests.api.conftest import listing, make_client
+from tests.cli.conftest import invoke
 
 IMPORT = "/api/benchmarks/import"
 PREVIEW = "/api/benchmarks/preview"
@@ -123,7 +124,7 @@ def test_a_multipart_gzip_upload_imports_with_a_bump(client: TestClient, upload_
     assert bumped.status_code == 201, bumped.text
     assert (bumped.json()["version"], bumped.json()["cases"]) == ("1.1.0", 6)
     source = client.get("/api/datasets/math/versions/1.1.0").json()["version"]["produced_by"]
-    assert source["source"]["kind"] == "upload"
+    assert source["source"]["kind"] == "file"  # as `--file r.jsonl.gz` records it
     assert source["source"]["file"] == "r.jsonl.gz"
     diff = client.get("/api/datasets/math/diff?base=1.0.0&candidate=1.1.0").json()
     assert diff["summary"] == {"added": 2, "removed": 0, "changed": 4, "unchanged": 0}
@@ -146,6 +147,21 @@ def test_the_real_gsm8k_test_split_uploads_and_bumps_with_train_rows(
     assert client.post(IMPORT, files=multipart(bump, "t.jsonl", train)).json()["version"] == "1.1.0"
     summary = client.get("/api/datasets/gsm8k/diff?base=1.0.0&candidate=1.1.0").json()["summary"]
     assert summary == {"added": 0, "removed": 1019, "changed": 300, "unchanged": 0}
+
+
+def test_an_uploaded_file_has_the_content_hash_of_the_cli_file_import(
+    client: TestClient, database_url: str, shared_data: Path, tmp_path: Path
+) -> None:
+    test_file = shared_data / "gsm8k" / "test.jsonl"
+    env = {"BENCHBOOK_HOME": str(tmp_path / "cli-home"), "DATABASE_URL": database_url}
+    done = invoke(env, "import", "gsm8k", "--file", str(test_file), "--json")
+    assert done.exit_code == 0, done.output
+    cli = orjson.loads(done.stdout)
+    files = multipart({"benchmark": "gsm8k"}, "test.jsonl", test_file.read_bytes())
+    uploaded = client.post(IMPORT, files=files)
+    assert uploaded.status_code == 200, uploaded.text  # identical: nothing new registered
+    assert uploaded.json()["content_hash"] == cli["content_hash"]
+    assert (uploaded.json()["version"], uploaded.json()["created"]) == ("1.0.0", False)
 
 
 def test_an_inline_spec_imports_with_its_own_mapping(client: TestClient) -> None:
