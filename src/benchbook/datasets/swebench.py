@@ -123,6 +123,7 @@ class SweBenchSource:
         self.format = self._file.format
         self.ref: SourceRef = self._file.ref
         self.total = self._file.total
+        self.read_fraction = self._file.read_fraction  # progress of a JSONL table
         self.notes: list[str] = []
 
     def rows(self) -> Iterator[tuple[int, dict[str, Any]]]:
