@@ -1,12 +1,17 @@
 """An upload is recorded as ``--file`` of a file (or folder) with the same name (issue 14 items
-1 and 4): the wizard's upload of the real GSM8K ``test.jsonl`` and of OSWorld's task files as
-several files give the content hash of ``benchbook import … --file``."""
+1 and 4): the wizard's upload of the real GSM8K ``test.jsonl``, and of OSWorld's task files sent
+as several files, give the content hash of ``benchbook import … --file``; unsafe or repeated
+task file names are refused."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchbook.contracts.imports import ImportResult
+from benchbook.datasets.sources.task_files import place_files
+from benchbook.errors import InvalidInput
 from benchbook.services import datasets as ds
 from benchbook.services import imports, jobs, uploads
 from benchbook.services.context import Context
@@ -46,3 +51,61 @@ def test_an_uploaded_gsm8k_file_has_the_content_hash_of_the_cli_file_import(
     )
     assert lineage.description is not None
     assert lineage.description.endswith("This version: file test.jsonl.")
+
+
+def _task_files(examples: Path, prefix: str) -> list[tuple[Path, str]]:
+    """OSWorld's task files as a browser sends a picked folder: ``(path, prefix + relative)``,
+    in the order a file list gives them (not sorted)."""
+    paths = sorted(examples.rglob("*.json"), key=lambda p: p.stat().st_size)
+    return [(p, prefix + p.relative_to(examples).as_posix()) for p in paths]
+
+
+def test_several_osworld_task_files_import_as_the_folder_itself(
+    ctx: Context, shared_data: Path, tmp_path: Path
+) -> None:
+    examples = shared_data / "osworld" / "examples"
+    cli = _cli_import(ctx, "osworld", examples)
+    saved = uploads.save_upload_files(ctx, _task_files(examples, "examples/"))
+    assert saved.name == "examples.zip"
+    uploads._CACHE.clear()  # a server that never saw the upload
+    path, name = uploads.upload_path(ctx, saved.id)
+    assert (name, len(list(path.rglob("*.json")))) == ("examples", 369)
+    web = _web_import(ctx, "osworld", saved.id)
+    assert (web.cases, web.created, web.content_hash) == (369, False, cli.content_hash)
+
+
+def test_task_files_without_a_common_folder_read_as_a_folder_named_files(
+    ctx: Context, shared_data: Path, tmp_path: Path
+) -> None:
+    chrome = shared_data / "osworld" / "examples" / "chrome"
+    picked = sorted(chrome.glob("*.json"))[:5]
+    loose = tmp_path / "files"
+    loose.mkdir()
+    for path in picked:
+        (loose / path.name).write_bytes(path.read_bytes())
+    cli = _cli_import(ctx, "osworld", loose)
+    saved = uploads.save_upload_files(ctx, [(p, p.name) for p in picked])
+    web = _web_import(ctx, "osworld", saved.id)
+    assert (web.cases, web.created, web.content_hash) == (5, False, cli.content_hash)
+
+
+@pytest.mark.parametrize(
+    ("names", "message"),
+    [
+        (["a/x.json", "a/../../x.json"], r"entry 'a/\.\./\.\./x\.json' has an unsafe path"),
+        (["/etc/x.json", "y.json"], "unsafe path"),
+        (["a\\x.json", "y.json"], "unsafe path"),
+        (["a/x.json", "a/x.json"], "two files are named 'x.json'"),
+        (["x.json", ""], "without a name"),
+    ],
+)
+def test_unsafe_or_repeated_task_file_names_are_refused_and_nothing_is_stored(
+    ctx: Context, tmp_path: Path, names: list[str], message: str
+) -> None:
+    saved = tmp_path / "task.json"
+    saved.write_text('{"id": "t"}')
+    with pytest.raises(InvalidInput, match=message):
+        uploads.save_upload_files(ctx, [(saved, n) for n in names])
+    with pytest.raises(InvalidInput, match=message):
+        place_files([(saved, n) for n in names], tmp_path / "out")
+    assert not (tmp_path / "out").exists() and saved.exists()
