@@ -22,6 +22,8 @@ class Settings(BaseSettings):
         database_url: SQLAlchemy URL; when unset, SQLite under ``home`` is used.
         host, port: where ``benchbook serve`` listens.
         max_upload_bytes: largest accepted request body (bytes) for uploads.
+        max_upload_files: most file parts one upload may hold (several task files of a folder
+            benchmark); past it the upload is refused while streaming (413).
         max_record_bytes, max_document_bytes, max_decompressed_bytes: bounds on one JSONL/CSV
             line, a JSON document (or gzip Parquet file) read whole, and a gzip file's
             decompressed content; past one a source read is 413 (``datasets/sources/limits.py``).
@@ -71,6 +73,7 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 8000
     max_upload_bytes: int = 512 * 1024 * 1024
+    max_upload_files: int = 10_000
     max_record_bytes: int = 64 << 20
     max_page_bytes: int = 16 << 20
     max_document_bytes: int = 256 << 20

@@ -16,6 +16,7 @@ from sqlalchemy import Engine
 
 from benchbook.settings import Settings
 from tests.api.conftest import listing, make_client
+from tests.cli.conftest import invoke
 
 IMPORT = "/api/benchmarks/import"
 PREVIEW = "/api/benchmarks/preview"
@@ -123,7 +124,7 @@ def test_a_multipart_gzip_upload_imports_with_a_bump(client: TestClient, upload_
     assert bumped.status_code == 201, bumped.text
     assert (bumped.json()["version"], bumped.json()["cases"]) == ("1.1.0", 6)
     source = client.get("/api/datasets/math/versions/1.1.0").json()["version"]["produced_by"]
-    assert source["source"]["kind"] == "upload"
+    assert source["source"]["kind"] == "file"  # as `--file r.jsonl.gz` records it
     assert source["source"]["file"] == "r.jsonl.gz"
     diff = client.get("/api/datasets/math/diff?base=1.0.0&candidate=1.1.0").json()
     assert diff["summary"] == {"added": 2, "removed": 0, "changed": 4, "unchanged": 0}
@@ -146,6 +147,82 @@ def test_the_real_gsm8k_test_split_uploads_and_bumps_with_train_rows(
     assert client.post(IMPORT, files=multipart(bump, "t.jsonl", train)).json()["version"] == "1.1.0"
     summary = client.get("/api/datasets/gsm8k/diff?base=1.0.0&candidate=1.1.0").json()["summary"]
     assert summary == {"added": 0, "removed": 1019, "changed": 300, "unchanged": 0}
+
+
+def cli_import(database_url: str, home: Path, benchmark: str, path: Path) -> Any:
+    """``benchbook import BENCHMARK --file PATH --json`` on the test database: its result."""
+    env = {"BENCHBOOK_HOME": str(home), "DATABASE_URL": database_url}
+    done = invoke(env, "import", benchmark, "--file", str(path), "--json")
+    assert done.exit_code == 0, done.output
+    return orjson.loads(done.stdout)
+
+
+def test_an_uploaded_file_has_the_content_hash_of_the_cli_file_import(
+    client: TestClient, database_url: str, shared_data: Path, tmp_path: Path
+) -> None:
+    test_file = shared_data / "gsm8k" / "test.jsonl"
+    cli = cli_import(database_url, tmp_path / "cli-home", "gsm8k", test_file)
+    files = multipart({"benchmark": "gsm8k"}, "test.jsonl", test_file.read_bytes())
+    uploaded = client.post(IMPORT, files=files)
+    assert uploaded.status_code == 200, uploaded.text  # identical: nothing new registered
+    assert uploaded.json()["content_hash"] == cli["content_hash"]
+    assert (uploaded.json()["version"], uploaded.json()["created"]) == ("1.0.0", False)
+
+
+def task_file_parts(request: dict[str, Any], examples: Path, prefix: str) -> list[Any]:
+    """``files=`` for TestClient: the ``request`` part and one ``file`` part per task file,
+    named ``prefix`` + its path in the folder (as a browser sends a picked folder)."""
+    parts: list[Any] = [("request", (None, orjson.dumps(request), "application/json"))]
+    for path in sorted(examples.rglob("*.json")):
+        name = prefix + path.relative_to(examples).as_posix()
+        parts.append(("file", (name, path.read_bytes(), "application/json")))
+    return parts
+
+
+def test_osworlds_task_files_as_several_parts_import_as_the_cli_folder_import(
+    client: TestClient, database_url: str, shared_data: Path, tmp_path: Path, upload_tmp: Path
+) -> None:
+    examples = shared_data / "osworld" / "examples"
+    cli = cli_import(database_url, tmp_path / "cli-home", "osworld", examples)
+    parts = task_file_parts(
+        {"spec": {"id": "x", "source": {"kind": "file"}, "mapping": {"task_template": " "}}},
+        examples,
+        "examples/",
+    )
+    preview = client.post(PREVIEW, files=parts)
+    assert preview.status_code == 200, preview.text
+    assert [m["benchmark"] for m in preview.json()["catalog_matches"]] == ["osworld"]
+    parts = task_file_parts({"benchmark": "osworld"}, examples, "examples/")
+    uploaded = client.post(IMPORT, files=parts)
+    assert uploaded.status_code == 200, uploaded.text
+    assert (uploaded.json()["cases"], uploaded.json()["content_hash"]) == (369, cli["content_hash"])
+    job = client.post("/api/imports", files=parts).json()
+    for _ in range(600):
+        job = client.get(f"/api/imports/{job['id']}").json()
+        if job["state"] not in ("queued", "running"):
+            break
+        time.sleep(0.1)
+    assert job["state"] == "succeeded", job["error"]
+    assert job["result"]["content_hash"] == cli["content_hash"]
+    assert list(upload_tmp.iterdir()) == []
+
+
+def test_more_task_files_than_max_upload_files_is_413_and_leaves_nothing(
+    engine: Engine, settings: Settings, shared_data: Path, upload_tmp: Path
+) -> None:
+    examples = shared_data / "osworld" / "examples" / "chrome"
+    parts = task_file_parts({"benchmark": "osworld"}, examples, "chrome/")
+    for client in make_client(settings.model_copy(update={"max_upload_files": 10})):
+        response = client.post(IMPORT, files=parts)
+        assert response.status_code == 413, response.text
+        assert response.json()["code"] == "payload_too_large"
+        assert "more than 10 files" in response.json()["message"]
+        assert response.json()["details"]["max_upload_files"] == 10
+        unsafe = task_file_parts({"benchmark": "osworld"}, examples, "../")[:3]
+        refused = client.post(IMPORT, files=unsafe)
+        assert refused.status_code == 400 and "unsafe path" in refused.json()["message"]
+        assert listing(client) == {}
+    assert list(upload_tmp.iterdir()) == []
 
 
 def test_an_inline_spec_imports_with_its_own_mapping(client: TestClient) -> None:

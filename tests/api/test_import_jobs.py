@@ -64,7 +64,13 @@ def test_gsm8k_through_the_job_api_matches_the_service_byte_for_byte(
     job = wait(hf_client, start(hf_client, {"benchmark": "gsm8k", "version": "1.0.0"})["id"])
     assert job["state"] == "succeeded", job["error"]
     assert job["result"]["cases"] == 1319 and job["result"]["created"] is True
-    assert job["progress"] == {"rows_read": 1319, "cases_built": 1319, "total": 1319, "notes": []}
+    assert job["progress"] == {
+        "rows_read": 1319,
+        "cases_built": 1319,
+        "total": 1319,
+        "fraction": 1.0,
+        "notes": [],
+    }
     ctx = local_admin_context(engine, hf_settings(settings, hf_server))
     direct = imports.parse_import_request({"benchmark": "gsm8k", "version": "2.0.0"})
     assert imports.import_benchmark(ctx, direct).cases == 1319

@@ -133,7 +133,8 @@ def test_an_inline_spec_imports_uploaded_text(ctx: Context) -> None:
     view = ds.get_dataset(ctx, "mini")
     assert view.cases[1].task == "Q: 2+2" and view.cases[1].expected == "4"
     lineage = view.version.produced_by
-    assert lineage is not None and lineage.via == "spec" and lineage.source.kind == "upload"  # type: ignore[union-attr]
+    assert lineage is not None and lineage.via == "spec" and lineage.source is not None
+    assert (lineage.source.kind, lineage.source.file) == ("file", "upload.jsonl")
 
 
 def _rejected(ctx: Context, request: dict[str, Any], text: str, match: str) -> InvalidInput:

@@ -153,7 +153,7 @@ def test_an_import_from_a_recipe_stamps_the_resolved_recipe_version(ctx: Context
     assert lineage is not None
     assert (lineage.via, lineage.id, lineage.version) == ("recipe", "arith", "1.4.0")
     # the resolved recipe version's description, then what this version holds
-    assert view.version.description == "Sums, newer This version: uploaded file upload.jsonl."
+    assert view.version.description == "Sums, newer This version: file upload.jsonl."
     assert [c.task for c in view.cases] == ["Q: 1+1", "Q: 2+2"]
     pinned = _import(ctx, recipe={"id": "arith", "version": "1.0.0"}, id="arith-old")
     old = ds.get_dataset(ctx, "arith-old", pinned.version).version.produced_by

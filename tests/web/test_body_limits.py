@@ -66,3 +66,29 @@ def test_an_unauthenticated_form_post_is_refused_without_reading_its_body(
         server_url, "/datasets/x/comments", 512 * 1024, b"body=x", "benchbook_session=bbs_nope"
     )
     assert expired.split(" ")[1] in ("303", "401", "403"), expired[:200]
+
+
+def test_the_wizards_upload_refuses_a_file_past_max_upload_files_while_streaming(
+    engine: Engine, settings: Settings
+) -> None:
+    boundary = "bbfiles"
+    parts = b"".join(
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="t/{i}.json"\r\n'
+        f'Content-Type: application/json\r\n\r\n{{"id": "{i}"}}\r\n'.encode()
+        for i in range(4)
+    )
+    with live_server(settings.model_copy(update={"max_upload_files": 3}), engine) as url:
+        host = urlsplit(url).netloc
+        head = (
+            f"POST /import/uploads HTTP/1.1\r\nHost: {host}\r\nOrigin: {url}\r\n"
+            f"Content-Type: multipart/form-data; boundary={boundary}\r\n"
+            f"Content-Length: {len(parts) + 8 * 1024 * 1024}\r\n\r\n"  # 8 MiB never sent
+        ).encode()
+        hostname, port = host.split(":")
+        with socket.create_connection((hostname, int(port)), timeout=10) as sock:
+            sock.sendall(head + parts)
+            answer = ""
+            while "BENCHBOOK_MAX_UPLOAD_FILES" not in answer and (chunk := sock.recv(65536)):
+                answer += chunk.decode("latin-1")
+    assert answer.startswith("HTTP/1.1 413"), answer[:300]
+    assert "more than 3 files" in answer and "BENCHBOOK_MAX_UPLOAD_FILES" in answer

@@ -18,8 +18,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from benchbook.contracts import Case, Dataset
-from benchbook.datasets.identity import case_body, dataset_meta, sha256_hex, version_hash
+from benchbook.contracts import Case
 from benchbook.services import datasets as ds
 from benchbook.services import recipes
 from benchbook.services.context import Context, local_admin_context
@@ -55,13 +54,13 @@ def _all_cases(ctx: Context, dataset_id: str) -> tuple[Any, list[Case]]:
     return view.version, cases
 
 
-def _cli_import(gsm8k: Path, home: Path) -> dict[str, Any]:
+def _cli_import(gsm8k: Path, home: Path, benchmark: str = "gsm8k") -> dict[str, Any]:
     """``benchbook import gsm8k --file test.jsonl --json`` into its own SQLite database."""
     env = {**os.environ, "BENCHBOOK_HOME": str(home)}
     env.pop("BENCHBOOK_DATABASE_URL", None)
     script = Path(sys.executable).parent / "benchbook"
     done = subprocess.run(
-        [str(script), "import", "gsm8k", "--file", str(gsm8k), "--json"],
+        [str(script), "import", benchmark, "--file", str(gsm8k), "--json"],
         env=env,
         capture_output=True,
         text=True,
@@ -69,6 +68,18 @@ def _cli_import(gsm8k: Path, home: Path) -> dict[str, Any]:
         check=True,
     )
     return dict(json.loads(done.stdout))
+
+
+def _offered(page: Any, picker: str, path: Path | list[Path], benchmark: str) -> Any:
+    """Log in, pick ``path`` in the wizard's ``picker`` input and wait for the offer to
+    import it as ``benchmark``; the offer's locator."""
+    log_in(page, "admin@example.org")
+    page.goto("/import")
+    page.set_input_files(picker, [str(p) for p in path] if isinstance(path, list) else str(path))
+    offer = page.locator("[data-testid=recognized]")
+    expect(offer).to_be_visible(timeout=60_000)
+    expect(page.locator("#use-match")).to_have_text(f"Import as {benchmark}")
+    return offer
 
 
 def test_the_real_gsm8k_file_is_offered_as_gsm8k_and_imports_the_clis_cases(
@@ -80,14 +91,9 @@ def test_the_real_gsm8k_file_is_offered_as_gsm8k_and_imports_the_clis_cases(
 ) -> None:
     gsm8k = shared_data / "gsm8k" / "test.jsonl"
     page = new_page()
-    log_in(page, "admin@example.org")
-    page.goto("/import")
-    page.set_input_files("#file", str(gsm8k))
-    offer = page.locator("[data-testid=recognized]")
-    expect(offer).to_be_visible(timeout=30_000)
+    offer = _offered(page, "#file", gsm8k, "gsm8k")
     assert "This file is gsm8k" in offer.inner_text()
     assert "answer, question" in offer.inner_text()
-    expect(page.locator("#use-match")).to_have_text("Import as gsm8k")
     shot(page, server, "import-recognized")
     page.click("#use-match")
     summary = page.locator("[data-testid=match-summary]")
@@ -115,27 +121,10 @@ def test_the_real_gsm8k_file_is_offered_as_gsm8k_and_imports_the_clis_cases(
     cli_version, cli_cases = _all_cases(cli_ctx, "gsm8k")
     assert len(web_cases) == cli["cases"] == 1319
     assert [c.model_dump() for c in web_cases] == [c.model_dump() for c in cli_cases]
-    assert web_version.produced_by == cli_version.produced_by.model_copy(
-        update={"source": cli_version.produced_by.source.model_copy(update={"kind": "upload"})}
-    )
-    # The content hash differs only by the documented record of an upload (docs/imports.md:
-    # source.kind ``upload``, "uploaded file" in the description): with those two the same,
-    # the CLI's cases and metadata hash to the wizard's version.
-    assert cli_version.content_hash == cli["content_hash"]
-    meta = dataset_meta(
-        Dataset(
-            id="gsm8k",
-            version="1.0.0",
-            description=web_version.description,
-            produced_by=web_version.produced_by,
-            cases=[],
-        )
-    )
-    assert web_version.description == cli_version.description.replace(
-        "file test.jsonl", "uploaded file test.jsonl"
-    )
-    pairs = [(c.id, sha256_hex(case_body(c))) for c in cli_cases]
-    assert version_hash(meta, pairs) == web_version.content_hash
+    # An upload is recorded as `--file` of a file with its name: the same version, hash and all.
+    assert web_version.produced_by == cli_version.produced_by
+    assert web_version.description == cli_version.description
+    assert web_version.content_hash == cli_version.content_hash == cli["content_hash"]
 
 
 SUMS = "q,a\n" + "".join(f'"What is {i} + {i}?","{i} plus {i} ## {2 * i}"\n' for i in range(30))
@@ -294,4 +283,79 @@ def test_a_shared_recipe_is_a_source_and_an_uploads_description_is_kept(
     page.click("#import-btn")
     page.wait_for_url(re.compile(r"/datasets/described\?v=1\.0\.0$"), timeout=60_000)
     described = ds.get_dataset(ctx, "described", limit=1).version.description
-    assert described == "Four small sums. This version: uploaded file sums.jsonl."
+    assert described == "Four small sums. This version: file sums.jsonl."
+
+
+def test_an_osworld_folder_picked_whole_imports_as_the_clis_folder_import(
+    new_page: Any, server: Server, web_database: tuple[str, str], shared_data: Path, tmp_path: Path
+) -> None:
+    examples = shared_data / "osworld" / "examples"
+    page = new_page()
+    offer = _offered(page, "#folder", examples, "osworld")
+    assert "These files are osworld" in offer.inner_text()
+    shot(page, server, "import-folder-recognized")
+    page.click("#use-match")
+    expect(page.locator("[data-testid=match-summary]")).to_contain_text(
+        "read from your folder examples (369 files)", timeout=30_000
+    )
+    shot(page, server, "import-folder")
+    page.click("#import-btn")
+    page.wait_for_url(re.compile(r"/datasets/osworld\?v=1\.0\.0$"), timeout=120_000)
+    cli = _cli_import(examples, tmp_path / "cli-home", "osworld")
+    web = ds.get_dataset(_context(web_database[1], tmp_path / "web"), "osworld", limit=1).version
+    assert (web.cases, web.content_hash) == (369, cli["content_hash"])
+
+
+def test_several_task_files_picked_at_once_are_read_as_a_folder(
+    new_page: Any, server: Server, web_database: tuple[str, str], shared_data: Path, tmp_path: Path
+) -> None:
+    picked = sorted((shared_data / "osworld" / "examples" / "vlc").glob("*.json"))[:4]
+    page = new_page()
+    _offered(page, "#file", picked, "osworld")
+    page.click("#use-match")
+    expect(page.locator("[data-testid=match-summary]")).to_contain_text(
+        "read from your folder files (4 files)", timeout=30_000
+    )
+    page.fill("#dataset-id", "vlc-four")
+    page.click("#import-btn")
+    page.wait_for_url(re.compile(r"/datasets/vlc-four\?v=1\.0\.0$"), timeout=60_000)
+    assert (
+        ds.get_dataset(_context(web_database[1], tmp_path), "vlc-four", limit=1).version.cases == 4
+    )
+
+
+def test_a_jsonl_uploads_progress_bar_shows_a_percentage_while_it_runs(
+    new_page: Any, server: Server, shared_data: Path, tmp_path: Path
+) -> None:
+    data = tmp_path / "many.jsonl"
+    data.write_bytes((shared_data / "gsm8k" / "test.jsonl").read_bytes() * 40)  # 52,760 rows
+    page = new_page()
+    _offered(page, "#file", data, "gsm8k")
+    page.click("#use-match")
+    page.fill("#dataset-id", "many")
+    seen: list[str] = []
+    page.expose_function("recordProgress", lambda text: seen.append(text))
+    page.evaluate(
+        """() => {
+            const bar = document.getElementById("progress");
+            const text = document.getElementById("progress-text");
+            const record = () => recordProgress(`${text.textContent} | ${bar.value}/${bar.max}`);
+            new MutationObserver(record).observe(text, {childList: true});
+        }"""
+    )
+    page.click("#import-btn")
+    running = page.locator("#progress-text")
+    expect(running).to_have_text(re.compile(r"running: .* \(\d+%\)"), timeout=60_000)
+    shot(page, server, "import-progress")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.locator("#progress-box").scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / f"{server.backend}-import-progress-phone.png"))
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.wait_for_url(re.compile(r"/datasets/many\?v=1\.0\.0$"), timeout=120_000)
+    percents = [re.search(r"running: .*\((\d+)%\) \| ([\d.]+)/100$", t) for t in seen]
+    shown = [(int(m[1]), float(m[2])) for m in percents if m]
+    assert shown, seen
+    assert all(pct <= value < pct + 1 for pct, value in shown), shown  # the bar says the same
+    assert any(0 < pct < 100 for pct, _ in shown), shown
+    assert [pct for pct, _ in shown] == sorted(pct for pct, _ in shown)
+    assert not any("of " in t.split("|")[0] for t in seen if "running" in t)  # no row total

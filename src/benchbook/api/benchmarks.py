@@ -2,11 +2,16 @@
 
 ``POST /api/benchmarks/preview`` and ``/import`` take either a JSON ``ImportRequest`` (file
 content inline as ``text``) or ``multipart/form-data`` with a ``request`` part (the same JSON) and
-a ``file`` part, streamed to a temporary file whose name's extension picks the format.
+a ``file`` part, streamed to a temporary file whose name's extension picks the format — or
+several ``file`` parts, the task files of a folder benchmark, read as that folder
+(``datasets/sources/task_files.py``).
 """
 
 from __future__ import annotations
 
+import secrets
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +20,13 @@ from fastapi.concurrency import run_in_threadpool
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
-from benchbook.api.multipart import FILE_FIELD, multipart_upload
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts.imports import BenchmarkInfo, ImportRequest, ImportResult, PreviewResult
+from benchbook.datasets.sources.task_files import place_files
 from benchbook.errors import InvalidInput
 from benchbook.services import imports as svc
 from benchbook.services.context import Context
+from benchbook.transports.multipart import FILE_FIELD, Upload, multipart_upload
 
 router = APIRouter(prefix="/api/benchmarks", tags=["benchmarks"])
 
@@ -74,7 +80,9 @@ IMPORT_BODY: dict[str, Any] = {
                         FILE_FIELD: {
                             "type": "string",
                             "format": "binary",
-                            "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted.",
+                            "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz"
+                            " accepted. Several parts: the task files of a folder benchmark,"
+                            " each named by its path (examples/chrome/ID.json).",
                         },
                     },
                 },
@@ -114,12 +122,27 @@ async def _call(request: Request, ctx: Context, operation: Any) -> Any:
     """Parse either body form and run ``operation(ctx, import_request, file, file_name)``."""
     limit = ctx.settings.max_upload_bytes
     if _is_multipart(request):
-        async with multipart_upload(request, limit) as upload:
+        files = ctx.settings.max_upload_files
+        async with multipart_upload(request, limit, files) as upload:
             parsed = _request_field(upload.fields)
-            return await run_in_threadpool(operation, ctx, parsed, upload.file, upload.file_name)
+            if len(upload.files) < 2:
+                return await run_in_threadpool(
+                    operation, ctx, parsed, upload.file, upload.file_name
+                )
+            root = Path(tempfile.gettempdir()) / f"benchbook-files-{secrets.token_hex(8)}"
+            try:  # a job takes the folder over (moves it away); else it is removed here
+                name = await run_in_threadpool(_folder, upload, root)
+                return await run_in_threadpool(operation, ctx, parsed, root, name)
+            finally:
+                shutil.rmtree(root, ignore_errors=True)
     buf = await read_body(request, limit)
     parsed = await run_in_threadpool(_import_request, buf)
     return await run_in_threadpool(operation, ctx, parsed, None, None)
+
+
+def _folder(upload: Upload, root: Path) -> str:
+    """Several file parts moved into the new folder ``root``; the folder name to record."""
+    return place_files([(sent.path, sent.name) for sent in upload.files], root)
 
 
 @router.get("", operation_id="list_benchmarks", response_model=list[BenchmarkInfo])

@@ -14,34 +14,9 @@ import orjson
 from fastapi import Request
 
 from benchbook.datasets.sources import json_docs
-from benchbook.errors import InvalidInput, PayloadTooLarge
+from benchbook.errors import InvalidInput
 from benchbook.services.bounds import check_text
-
-
-def too_large(limit_bytes: int, seen_bytes: int | None = None) -> PayloadTooLarge:
-    """The 413 error for a body over ``limit_bytes`` (``seen_bytes`` when known)."""
-    details: dict[str, Any] = {"max_upload_bytes": limit_bytes}
-    if seen_bytes is not None:
-        details["size_bytes"] = seen_bytes
-    return PayloadTooLarge(
-        f"request body exceeds the limit of {limit_bytes} bytes"
-        " (raise BENCHBOOK_MAX_UPLOAD_BYTES to accept it)",
-        details,
-    )
-
-
-def declared_length(request: Request, limit_bytes: int) -> int | None:
-    """``Content-Length`` as an int; 413 at once when it already exceeds ``limit_bytes``."""
-    raw = request.headers.get("content-length")
-    if raw is None:
-        return None
-    try:
-        size = int(raw)
-    except ValueError as exc:
-        raise InvalidInput(f"Content-Length {raw!r} is not a number") from exc
-    if size > limit_bytes:
-        raise too_large(limit_bytes, size)
-    return size
+from benchbook.transports.multipart import declared_length, too_large
 
 
 async def read_body(request: Request, limit_bytes: int) -> bytearray:

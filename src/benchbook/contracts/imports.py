@@ -116,13 +116,18 @@ class PreviewResult(BaseModel):
 class ImportProgress(BaseModel):
     """Progress of an import job: rows read from the source, cases built, total if known.
 
-    ``notes`` says how the source is being read when it is not the plain way, e.g. a Hugging Face
-    split whose viewer failed mid-split and is read from its Parquet export at the same commit.
+    ``fraction`` is the share of the source read, 0.0 to 1.0, when it can be known: bytes read of
+    the file's size for JSONL and CSV files (compressed bytes for gzip), else rows read of
+    ``total``; 1.0 once every row was read; None when neither is known (a JSONL file on
+    Hugging Face). ``notes`` says how the source is being read when it is not the plain way,
+    e.g. a Hugging Face split whose viewer failed mid-split and is read from its Parquet export
+    at the same commit.
     """
 
     rows_read: int
     cases_built: int
     total: int | None = None
+    fraction: float | None = Field(default=None, ge=0.0, le=1.0)
     notes: list[str] = Field(default_factory=list)
 
 

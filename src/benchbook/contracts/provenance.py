@@ -11,7 +11,8 @@ from benchbook.contracts.common import STRICT, HttpUrl
 
 class SourceRef(BaseModel):
     """Where rows came from. Hugging Face: the resolved commit sha in ``revision``;
-    files and uploads: the bytes' ``sha256`` (hex)."""
+    files (local or uploaded, recorded alike): the bytes' ``sha256`` (hex). ``upload`` is
+    only read: versions imported before uploads were recorded as ``file`` carry it."""
 
     model_config = STRICT
     kind: Literal["huggingface", "file", "upload"]

@@ -122,9 +122,8 @@ class SweBenchSource:
         self._file = FileSource(path, name=name)
         self.format = self._file.format
         self.ref: SourceRef = self._file.ref
-        if name is not None:  # an upload, as the generic reader records it
-            self.ref = self.ref.model_copy(update={"kind": "upload"})
         self.total = self._file.total
+        self.read_fraction = self._file.read_fraction  # progress of a JSONL table
         self.notes: list[str] = []
 
     def rows(self) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -28,19 +28,33 @@ def no_rows(source: RowSource) -> InvalidInput:
     )
 
 
+def read_fraction(source: RowSource, rows_read: int) -> float | None:
+    """The share of ``source`` read so far, 0.0 to 1.0: the source's own ``read_fraction()``
+    (bytes of a JSONL or CSV file, ``datasets/sources/files.py``) when it has one and knows,
+    else ``rows_read`` of ``source.total`` when that is known, else None."""
+    meter = getattr(source, "read_fraction", None)
+    fraction = meter() if callable(meter) else None
+    if fraction is not None:
+        return float(fraction)
+    total = source.total
+    return min(1.0, rows_read / total) if total else None
+
+
 def source_notes(source: RowSource) -> list[str]:
     """How the source was read when not the plain way (a Hugging Face fallback), in order."""
     return list(getattr(source, "notes", None) or [])
 
 
 class ImportCounter:
-    """Rows read and cases built, reported every 1000 rows or, at a 100-row boundary (a viewer
-    page), once 0.25 s have passed; and once more when the stream ends, still inside the
-    transaction, so a progress callback that raises (a cancelled job) stores nothing."""
+    """Rows read, cases built and the share of the source read (:func:`read_fraction`),
+    reported every 1000 rows or, at a 100-row boundary (a viewer page), once 0.25 s have
+    passed; and once more when the stream ends (fraction 1.0), still inside the transaction, so
+    a progress callback that raises (a cancelled job) stores nothing."""
 
     def __init__(self, progress: Progress | None, source: RowSource) -> None:
-        self.progress, self.source, self.total = progress, source, source.total
+        self.progress, self.source = progress, source
         self.rows = self.cases = 0
+        self.finished = False
         self.reported_at = time.monotonic()
 
     def on_row(self, rows_read: int, cases_built: int) -> None:
@@ -55,11 +69,13 @@ class ImportCounter:
     def report(self) -> None:
         if self.progress is not None:
             self.reported_at = time.monotonic()
+            fraction = 1.0 if self.finished else read_fraction(self.source, self.rows)
             self.progress(
                 ImportProgress(
                     rows_read=self.rows,
                     cases_built=self.cases,
-                    total=self.total,
+                    total=self.source.total,  # a JSON array's is known once it is parsed
+                    fraction=fraction,
                     notes=source_notes(self.source),
                 )
             )
@@ -69,4 +85,5 @@ class ImportCounter:
         yield from stream
         if self.rows == 0:
             raise no_rows(self.source)
+        self.finished = True
         self.report()

@@ -56,8 +56,7 @@ def version_description(base: str | None, source: RowSource, limit: int | None) 
         parts = ", ".join(p for p in (ref.config, ref.split) if p)
         where = f"Hugging Face {ref.dataset}" + (f" ({parts})" if parts else "")
     else:
-        kind = "uploaded file" if ref.kind == "upload" else ref.kind
-        where = f"{kind} {ref.file}" if ref.file else kind
+        where = f"{ref.kind} {ref.file}" if ref.file else ref.kind
     rows = source.total
     if rows is not None and limit is not None:
         rows = min(rows, limit)

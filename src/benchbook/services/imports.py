@@ -134,10 +134,7 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
             return plan.file_source(file, file_name)
         fmt = guess_format(file_name or file.name) or source.format
         limits = SourceLimits.from_settings(ctx.settings)
-        src = FileSource(file, format=fmt, json_key=source.json_key, name=file_name, limits=limits)
-        if file_name is not None:
-            src.ref = src.ref.model_copy(update={"kind": "upload"})
-        return src
+        return FileSource(file, format=fmt, json_key=source.json_key, name=file_name, limits=limits)
     where = f"{plan.recipe.id}: "
     if source.kind == "huggingface":
         from benchbook.datasets.sources.hf_files import open_huggingface_source
@@ -312,7 +309,8 @@ def import_benchmark(
     Args:
         request: what to import (SPEC E.1).
         file: a local file or folder to read with the recipe's mapping (``--file``); uploads
-            pass the saved temporary file and ``file_name`` (recorded as an ``upload``).
+            pass the saved temporary file and ``file_name``, recorded as ``--file`` of a file
+            of that name records it (``source.kind`` ``file``), so the content hash is the same.
         progress: called with rows read / cases built every 1000 rows or 0.25 s and once at the
             end, inside the transaction: raising (``Cancelled``) rolls the import back.
 

@@ -112,7 +112,9 @@ def _pool(dialect: str) -> ThreadPoolExecutor:
 
 
 def _view(row: repo.JobRow) -> ImportJob:
-    progress = ImportProgress(rows_read=row.rows_read, cases_built=row.cases_built, total=row.total)
+    progress = ImportProgress(
+        rows_read=row.rows_read, cases_built=row.cases_built, total=row.total, fraction=row.fraction
+    )
     live = _LIVE.get(row.id)
     latest = live.progress if live is not None and row.state == "running" else None
     if latest is not None and latest.rows_read >= progress.rows_read:
@@ -219,7 +221,7 @@ class _Tracker:
             p = progress
             until = lease_until(self.ctx.settings)
             cancel = repo.save_progress(
-                conn, self.job_id, p.rows_read, p.cases_built, p.total, until
+                conn, self.job_id, p.rows_read, p.cases_built, p.total, until, p.fraction
             )
         self.saved_at, self.saved_rows = time.monotonic(), progress.rows_read
         if cancel:  # requested from another process
@@ -245,7 +247,11 @@ def _run(
         outcome = _attempt(ctx, job_id, request, file, file_name, live)
         state, result, error = outcome
         counts = live.progress
-        progress = (counts.rows_read, counts.cases_built, counts.total) if counts else None
+        progress = (
+            (counts.rows_read, counts.cases_built, counts.total, counts.fraction)
+            if counts
+            else None
+        )
         with ctx.engine.begin() as conn:
             repo.finish_job(conn, job_id, state, result=result, error=error, progress=progress)
     except Exception:  # the job row must not stay "running" because of a store failure

@@ -17,6 +17,7 @@ import secrets as random_source
 import shutil
 import tempfile
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
@@ -24,6 +25,7 @@ from typing import BinaryIO
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
 from benchbook.datasets.sources.limits import SourceLimits
+from benchbook.datasets.sources.task_files import zip_files
 from benchbook.datasets.sources.zipped import extract_zip, is_zip_name, zip_root
 from benchbook.errors import NotFound
 from benchbook.services.context import Context
@@ -85,6 +87,22 @@ def save_upload(ctx: Context, source: BinaryIO, name: str) -> Upload:
     for old in stale:
         shutil.rmtree(_cache_root() / old, ignore_errors=True)
     return Upload(upload_id, name, size)
+
+
+def save_upload_files(ctx: Context, files: Sequence[tuple[Path, str]]) -> Upload:
+    """Store several files of a folder benchmark (``(local path, name as sent)``, names
+    relative to what was picked: ``examples/chrome/<id>.json``) as one upload: a zip of the
+    folder (``datasets/sources/task_files.py``), so previews and imports read it as
+    :func:`upload_path` reads an uploaded zip — the folder ``--file`` would read.
+
+    Raises:
+        Forbidden: without ``datasets:write``. InvalidInput: an unsafe or repeated name.
+    """
+    ctx.require("datasets:write")
+    with tempfile.TemporaryFile(prefix="benchbook-files-") as packed:
+        name = zip_files(files, packed)
+        packed.seek(0)
+        return save_upload(ctx, packed, name)
 
 
 def _owned(ctx: Context, upload_id: str) -> repo.UploadRow:

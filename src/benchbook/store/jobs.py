@@ -30,6 +30,7 @@ class JobRow:
     rows_read: int
     cases_built: int
     total: int | None
+    fraction: float | None
     result: str | None
     error: str | None
     cancel_requested: bool
@@ -49,6 +50,7 @@ _COLUMNS = (
     _J.rows_read,
     _J.cases_built,
     _J.total,
+    _J.fraction,
     _J.result,
     _J.error,
     _J.cancel_requested,
@@ -133,13 +135,16 @@ def save_progress(
     cases_built: int,
     total: int | None,
     lease_until: datetime | None = None,
+    fraction: float | None = None,
 ) -> bool:
-    """Record progress of a running job (and extend its lease to ``lease_until`` when
-    given); returns whether a cancel has been requested."""
+    """Record progress of a running job (``fraction``: share of the source read, 0.0-1.0, or
+    None) and extend its lease to ``lease_until`` when given; returns whether a cancel has been
+    requested."""
     values: dict[str, Any] = {
         "rows_read": rows_read,
         "cases_built": cases_built,
         "total": total,
+        "fraction": fraction,
         "updated_at": utcnow(),
     }
     if lease_until is not None:
@@ -175,9 +180,10 @@ def finish_job(
     *,
     result: str | None = None,
     error: str | None = None,
-    progress: tuple[int, int, int | None] | None = None,
+    progress: tuple[int, int, int | None, float | None] | None = None,
 ) -> None:
-    """Move a running job to its final ``state`` with its result or error envelope."""
+    """Move a running job to its final ``state`` with its result or error envelope and its
+    last ``progress`` ``(rows read, cases built, total, fraction)``."""
     now = utcnow()
     values: dict[str, Any] = {
         "state": state,
@@ -187,7 +193,9 @@ def finish_job(
         "finished_at": now,
     }
     if progress is not None:
-        values.update(rows_read=progress[0], cases_built=progress[1], total=progress[2])
+        values.update(
+            rows_read=progress[0], cases_built=progress[1], total=progress[2], fraction=progress[3]
+        )
     conn.execute(update(import_jobs).where(_J.id == job_id, _J.state == "running").values(**values))
 
 

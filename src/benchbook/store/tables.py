@@ -291,6 +291,7 @@ import_jobs = Table(
     Column("rows_read", BigInteger, nullable=False),
     Column("cases_built", BigInteger, nullable=False),
     Column("total", BigInteger),
+    Column("fraction", Float),  # share of the source read, 0.0-1.0 (migration 0012)
     Column("result", Text),  # ImportResult JSON once succeeded
     Column("error", Text),  # {code, message, details} JSON once failed or cancelled
     Column("cancel_requested", Boolean, nullable=False),

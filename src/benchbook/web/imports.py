@@ -3,7 +3,8 @@
 The script builds an ``ImportRequest`` (SPEC E.1, the API's own shape) from the chosen source
 and column roles and sends it with an optional ``upload_id``:
 
-- ``POST /import/uploads`` (multipart ``file``) → ``{upload_id, name, size_bytes}``
+- ``POST /import/uploads`` (multipart ``file``, or several: a folder's task files) →
+  ``{upload_id, name, size_bytes, files}``
 - ``POST /import/preview`` ``{request, upload_id?}`` → ``preview_benchmark_source`` (with the
   catalog entries the rows match and the suggested dataset id and graders) plus the
   target's ``existing_versions`` (the version picker shows only when there are some) and its
@@ -24,7 +25,6 @@ import orjson
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import UploadFile
 
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import RecipeSummary
@@ -34,6 +34,7 @@ from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.services.controls import require_import
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
+from benchbook.transports.multipart import Upload, multipart_upload
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.render import render
 from benchbook.web.session import Page, PageDep
@@ -134,23 +135,31 @@ def _version_plan(
 
 @calls.post("/import/uploads", openapi_extra=body_limit(UPLOAD_LIMIT))
 async def upload(request: Request, page: PageDep) -> Response:
-    """Save an uploaded file for preview and import; returns its upload id."""
+    """Save an uploaded file — or several ``file`` parts, the task files of a folder benchmark
+    named by their paths, stored as one zip of the folder — for preview and import; returns
+    ``{upload_id, name, size_bytes, files}`` (``name``: the file's, or the folder's)."""
     require_import(page.ctx)
-    form = await request.form()
-    sent = form.get("file")
-    if not isinstance(sent, UploadFile) or not sent.filename:
-        missing = {"errors": [{"path": "file", "message": "missing"}]}
-        raise InvalidInput("choose a file to upload", missing)
-    name = Path(sent.filename).name
-    upload_id, size = await run_in_threadpool(_save_upload, page, sent, name)
-    return JSONResponse({"upload_id": upload_id, "name": name, "size_bytes": size})
+    settings = page.ctx.settings
+    async with multipart_upload(
+        request, settings.max_upload_bytes, settings.max_upload_files
+    ) as sent:
+        if not sent.files or not Path(sent.files[0].name).name:  # an empty file input
+            missing = {"errors": [{"path": "file", "message": "missing"}]}
+            raise InvalidInput("choose a file to upload", missing)
+        saved = await run_in_threadpool(_save_upload, page, sent)
+    folder = len(sent.files) > 1
+    name = saved.name.removesuffix(".zip") if folder else saved.name
+    body = {"upload_id": saved.id, "name": name, "size_bytes": saved.size_bytes}
+    return JSONResponse(body | {"files": len(sent.files)})
 
 
-def _save_upload(page: Page, sent: UploadFile, name: str) -> tuple[str, int]:
+def _save_upload(page: Page, sent: Upload) -> uploads.Upload:
     """Store the upload in the database, where any server can reach it (blocking I/O: run
     in a worker thread)."""
-    saved = uploads.save_upload(page.ctx, sent.file, name)
-    return saved.id, saved.size_bytes
+    if len(sent.files) > 1:
+        return uploads.save_upload_files(page.ctx, [(f.path, f.name) for f in sent.files])
+    with sent.files[0].path.open("rb") as f:
+        return uploads.save_upload(page.ctx, f, sent.files[0].name)
 
 
 @calls.post("/import/preview", openapi_extra=body_limit(UPLOAD_LIMIT))

@@ -19,6 +19,10 @@ Formats:
 - Parquet: read in record batches with pyarrow; values keep their types (dates and timestamps
   become ISO 8601 text, decimals text, binary base64 unless it is UTF-8).
 
+While JSONL or CSV rows are read, :meth:`FileSource.read_fraction` is the share of the file's
+bytes consumed (compressed bytes for gzip), so an import can show a percentage without counting
+rows first.
+
 Unreadable bytes are InvalidInput naming the file (``sources/read_errors.py``): text that is not
 UTF-8 (line, column, byte offset), broken or truncated gzip, a file pyarrow cannot read as
 Parquet, a path that is not a regular file. A file with no rows yields nothing; the import
@@ -155,6 +159,10 @@ class FileSource:
         except READ_ERRORS as exc:
             raise read_error(self.name, exc) from exc
         self.total: int | None = self._count()
+        self.size_bytes = path.stat().st_size
+        # While reading: (stored file, decompressed reader, inflating counter); see read_fraction.
+        self._meter: tuple[IO[bytes], IO[bytes] | None, CountedReader | None] | None = None
+        self._finished = False
 
     def _count(self) -> int | None:
         if self.format == "parquet" and not self.gz:
@@ -174,10 +182,38 @@ class FileSource:
     def _open(self) -> IO[bytes]:
         if self.gz:
             # The caller's ``with`` closes it: BufferedReader → CountedReader → GzipFile.
-            inflated = cast(IO[bytes], gzip.open(self.path, "rb"))  # noqa: SIM115
-            counted = CountedReader(inflated, self.limits.decompressed_bytes, self.name)
-            return io.BufferedReader(counted, _CHUNK)
-        return self.path.open("rb", buffering=_CHUNK)
+            inflated = gzip.open(self.path, "rb")  # noqa: SIM115
+            counted = CountedReader(
+                cast(IO[bytes], inflated), self.limits.decompressed_bytes, self.name
+            )
+            buffered = io.BufferedReader(counted, _CHUNK)
+            self._meter = (cast(IO[bytes], inflated.fileobj), buffered, counted)
+            return buffered
+        plain = self.path.open("rb", buffering=_CHUNK)
+        self._meter = (plain, None, None)
+        return plain
+
+    def read_fraction(self) -> float | None:
+        """The share of the file's stored bytes read so far, 0.0 to 1.0 (1.0 once every row
+        was yielded), for JSONL and CSV; None for other formats or before reading starts.
+
+        A gzip file counts compressed bytes against the compressed size; as its decompressed
+        text is read ahead in 1 MiB buffers, the compressed position is scaled by the share of
+        the inflated bytes actually consumed."""
+        if self.format not in ("jsonl", "csv"):
+            return None
+        if self._finished:
+            return 1.0
+        if self._meter is None or self.size_bytes == 0:
+            return None
+        stored, opened, counted = self._meter
+        try:
+            share = stored.tell() / self.size_bytes
+            if opened is not None and counted is not None and counted.seen:
+                share *= opened.tell() / counted.seen
+        except (ValueError, OSError):  # closed: the reader stopped
+            return None
+        return min(1.0, share)
 
     def _line_too_long(self, number: int) -> PayloadTooLarge:
         limit = self.limits.record_bytes
@@ -198,10 +234,12 @@ class FileSource:
             "json": self._json_rows,
             "parquet": self._parquet_rows,
         }
+        self._finished = False
         try:
             yield from readers[self.format]()
         except READ_ERRORS as exc:
             raise read_error(self.name, exc) from exc
+        self._finished = True
 
     def _not_utf8(self) -> InvalidInput:
         """Re-read the file to name its first byte that is not UTF-8 (error path only)."""

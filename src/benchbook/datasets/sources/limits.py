@@ -79,6 +79,10 @@ class CountedReader(io.RawIOBase):
             )
         return int(count or 0)
 
+    def tell(self) -> int:
+        """Bytes yielded so far (lets a BufferedReader on top report its own position)."""
+        return self.seen
+
     def close(self) -> None:
         """Close ``inner`` too."""
         try:

@@ -28,7 +28,7 @@ def is_zip_name(name: str) -> bool:
     return name.lower().endswith(".zip")
 
 
-def _safe_parts(name: str, zip_name: str) -> tuple[str, ...] | None:
+def safe_parts(name: str, zip_name: str) -> tuple[str, ...] | None:
     """The entry's path parts, None for metadata to skip; InvalidInput for an unsafe path."""
     path = PurePosixPath(name)
     if name.startswith("/") or "\\" in name or ".." in path.parts:
@@ -80,7 +80,7 @@ def _copy_entries(
     total = 0
     written: list[tuple[str, ...]] = []
     for info in archive.infolist():
-        parts = _safe_parts(info.filename, zip_name)
+        parts = safe_parts(info.filename, zip_name)
         if parts is None or info.is_dir() or not parts:
             continue
         out_path = target.joinpath(*parts)

@@ -5,7 +5,7 @@
   const ROLES = ["task", "id", "answer"];
   const $ = (id) => document.getElementById(id);
   const csrf = () => document.querySelector('meta[name="csrf-token"]').content;
-  const state = { kind: "upload", uploadId: null, fileName: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], plan: null, planId: "", timer: null,
+  const state = { kind: "upload", uploadId: null, fileName: null, picked: null, fields: [], rows: [], roles: {}, guess: {}, existing: [], plan: null, planId: "", timer: null,
     suggestedId: "", matches: [], keepUpload: false, gradersTouched: false,
     hf: { dataset: null, gated: false, refused: false, splits: [], files: [], revision: null } };
   // Upload and Hugging Face sources are mapped here; a catalog entry or a registered recipe
@@ -264,6 +264,7 @@
     const match = state.matches[0];
     $("recognized").hidden = !match;
     if (!match) return;
+    $("match-what").textContent = state.fileName && state.fileName.startsWith("folder ") ? "These files are" : "This file is";
     $("match-id").textContent = match.benchmark;
     $("match-name").textContent = match.benchmark;
     $("match-columns").textContent = match.columns.join(", ");
@@ -309,7 +310,7 @@
       parts = [
         answer,
         `Graders: ${(entry.graders || []).join(", ") || "none"}`,
-        `Lineage: catalog ${$("benchmark").value}@${entry.version || "?"}${state.keepUpload && state.fileName ? `, read from your file ${state.fileName}` : ""}`,
+        `Lineage: catalog ${$("benchmark").value}@${entry.version || "?"}${state.keepUpload && state.fileName ? `, read from your ${state.fileName}` : ""}`,
       ];
     }
     summary.textContent = parts.filter(Boolean).join(" · ");
@@ -355,18 +356,21 @@
     state.timer = setTimeout(preview, 250);
   }
 
+  // One file, or several (a multiple selection, or a folder picked whole): several are the task
+  // files of a folder benchmark, each sent under its path in the folder.
   async function uploadAndPreview(input) {
-    const file = input.files[0];
+    const files = [...input.files];
+    state.picked = input;
     clearErrors();
-    if (file || !(state.kind === "catalog" && state.keepUpload)) { state.uploadId = null; state.keepUpload = false; }
-    if (file) {
-      $("source-status").textContent = `Uploading ${file.name}…`;
+    if (files.length || !(state.kind === "catalog" && state.keepUpload)) { state.uploadId = null; state.keepUpload = false; }
+    if (files.length) {
+      $("source-status").textContent = files.length > 1 ? `Uploading ${files.length.toLocaleString()} files…` : `Uploading ${files[0].name}…`;
       const form = new FormData();
-      form.append("file", file);
+      for (const file of files) form.append("file", file, files.length > 1 ? file.webkitRelativePath || file.name : file.name);
       try {
         const saved = await call("POST", "/import/uploads", form, true);
         state.uploadId = saved.upload_id;
-        state.fileName = saved.name;
+        state.fileName = saved.files > 1 ? `folder ${saved.name} (${saved.files.toLocaleString()} files)` : `file ${saved.name}`;
         state.suggestedId = "";
       } catch (error) {
         showError("source", error.message);
@@ -455,9 +459,11 @@
     const job = await call("GET", `/import/jobs/${jobId}`);
     const bar = $("progress");
     const p = job.progress;
-    if (p.total) { bar.max = p.total; bar.value = Math.min(p.rows_read, p.total); }
-    const percent = p.total ? ` (${Math.floor((100 * Math.min(p.rows_read, p.total)) / p.total)}%)` : "";
-    $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}${percent}` : "");
+    // The share of the source read: bytes of a JSONL/CSV file, else rows of a known total.
+    const fraction = p.fraction != null ? p.fraction : p.total ? Math.min(p.rows_read, p.total) / p.total : null;
+    if (fraction != null) { bar.max = 100; bar.value = 100 * fraction; }
+    const percent = fraction != null ? ` (${Math.floor(100 * fraction)}%)` : "";
+    $("progress-text").textContent = `${job.state}: ${p.rows_read.toLocaleString()} rows read · ${p.cases_built.toLocaleString()} cases built` + (p.total ? ` of ${p.total.toLocaleString()}` : "") + percent;
     // How the source was read when not the plain way (e.g. the viewer failed mid-split and the
     // rest came from the Parquet export at the same commit).
     const notes = (job.result && job.result.notes) || p.notes || [];
@@ -466,7 +472,7 @@
     if (job.state === "queued" || job.state === "running") { setTimeout(() => poll(jobId), 250); return; }
     if (job.state !== "succeeded") {
       // A stopped bar: a value ends the indeterminate animation; the text says why.
-      bar.value = Math.min(p.rows_read, bar.max);
+      if (fraction == null) bar.value = 0;
       bar.dataset.failed = "true";
       const after = p.rows_read ? ` after ${p.rows_read.toLocaleString()} rows` : "";
       $("progress-text").textContent = `Import ${job.state}${after}; nothing was imported.`;
@@ -516,13 +522,14 @@
     $("benchmark").addEventListener("change", () => { state.keepUpload = false; onCatalogChange(); });
     onCatalogChange();
     $("preview-btn").addEventListener("click", () => {
-      if (state.kind !== "hf") { uploadAndPreview($({ upload: "file", catalog: "catalog-file", recipe: "recipe-file" }[state.kind])); return; }
+      const input = state.kind === "upload" && state.picked && state.picked.id === "folder" && state.picked.files.length ? state.picked : $({ upload: "file", catalog: "catalog-file", recipe: "recipe-file" }[state.kind]);
+      if (state.kind !== "hf") { uploadAndPreview(input); return; }
       if (state.hf.splits.length || state.hf.files.length) preview();
       else $("source-status").textContent = "Search Hugging Face and choose a dataset first.";
     });
     $("hf-search").addEventListener("submit", searchHf);
     for (const id of ["hf-split", "hf-file"]) $(id).addEventListener("change", () => { state.roles = {}; preview(); });
-    $("file").addEventListener("change", () => uploadAndPreview($("file")));
+    for (const id of ["file", "folder"]) $(id).addEventListener("change", () => uploadAndPreview($(id)));
     $("use-match").addEventListener("click", useMatch);
     for (const radio of document.querySelectorAll('input[name="extract"]')) radio.addEventListener("change", schedulePreview);
     for (const id of ["extract-marker", "extract-regex"]) $(id).addEventListener("input", schedulePreview);

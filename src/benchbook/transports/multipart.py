@@ -1,9 +1,11 @@
-"""Streaming ``multipart/form-data`` uploads: the file part goes straight to a temporary file.
+"""Streaming ``multipart/form-data`` uploads: each file part goes straight to a temporary file.
 
-Starlette's own form parser spools files into anonymous temporary files that have no path, so a
-service that reads a ``Path`` would need a second copy. Here the ``file`` part is written chunk by
-chunk into a named temporary file (removed when the ``async with`` block ends) and the other parts
-are kept as text. The whole body is bounded by ``max_upload_bytes`` (413 past it).
+Starlette's own form parser spools files into anonymous temporary files that have no path (and
+keeps up to 1 MiB of each in memory), so a service that reads a ``Path`` would need a second
+copy. Here every ``file`` part is written chunk by chunk into a named temporary file (removed
+when the ``async with`` block ends) and the other parts are kept as text. The whole body is
+bounded by ``max_upload_bytes`` and the number of file parts by ``max_upload_files`` (413 past
+either, while streaming). Shared by the API and the dashboard (``transports/``).
 """
 
 from __future__ import annotations
@@ -14,15 +16,14 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from fastapi import Request
 from python_multipart import MultipartParser
 from python_multipart.exceptions import FormParserError
 from python_multipart.multipart import parse_options_header
 
-from benchbook.api.uploads import declared_length, too_large
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, PayloadTooLarge
 
 if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
@@ -32,18 +33,70 @@ MAX_FIELD_BYTES = 64 * 1024 * 1024
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
 
 
+@dataclass(frozen=True)
+class SentFile:
+    """One saved file part: its temporary ``path`` and the client's file ``name`` as sent (it
+    may hold folders, ``examples/chrome/<id>.json``, when a folder was sent file by file)."""
+
+    path: Path
+    name: str
+
+
 @dataclass
 class Upload:
-    """A parsed multipart body: text ``fields`` and at most one ``file`` saved on disk.
+    """A parsed multipart body: text ``fields`` and the ``files`` saved on disk, in body order.
 
-    ``file_name`` is the client's file name (its extension picks the format, ``.gz`` accepted);
-    ``size_bytes`` counts the file part's bytes.
+    ``size_bytes`` counts the bytes of every file part.
     """
 
     fields: dict[str, str] = field(default_factory=dict)
-    file: Path | None = None
-    file_name: str | None = None
+    files: list[SentFile] = field(default_factory=list)
     size_bytes: int = 0
+
+    @property
+    def file(self) -> Path | None:
+        """The one file's path (None without files; the first of several)."""
+        return self.files[0].path if self.files else None
+
+    @property
+    def file_name(self) -> str | None:
+        """The one file's client name (its extension picks the format, ``.gz`` accepted)."""
+        return self.files[0].name if self.files else None
+
+
+def too_large(limit_bytes: int, seen_bytes: int | None = None) -> PayloadTooLarge:
+    """The 413 error for a body over ``limit_bytes`` (``seen_bytes`` when known)."""
+    details: dict[str, Any] = {"max_upload_bytes": limit_bytes}
+    if seen_bytes is not None:
+        details["size_bytes"] = seen_bytes
+    return PayloadTooLarge(
+        f"request body exceeds the limit of {limit_bytes} bytes"
+        " (raise BENCHBOOK_MAX_UPLOAD_BYTES to accept it)",
+        details,
+    )
+
+
+def declared_length(request: Request, limit_bytes: int) -> int | None:
+    """``Content-Length`` as an int; 413 at once when it already exceeds ``limit_bytes``."""
+    raw = request.headers.get("content-length")
+    if raw is None:
+        return None
+    try:
+        size = int(raw)
+    except ValueError as exc:
+        raise InvalidInput(f"Content-Length {raw!r} is not a number") from exc
+    if size > limit_bytes:
+        raise too_large(limit_bytes, size)
+    return size
+
+
+def too_many_files(limit: int) -> PayloadTooLarge:
+    """The 413 error for a body with more than ``limit`` file parts."""
+    return PayloadTooLarge(
+        f"the upload holds more than {limit} files; send fewer (a zip of the folder counts as"
+        " one) or raise BENCHBOOK_MAX_UPLOAD_FILES",
+        {"max_upload_files": limit},
+    )
 
 
 def _suffix(file_name: str) -> str:
@@ -55,8 +108,9 @@ def _suffix(file_name: str) -> str:
 class _Collector:
     """python-multipart callbacks that route part bytes to a field buffer or the upload file."""
 
-    def __init__(self, upload: Upload) -> None:
+    def __init__(self, upload: Upload, max_files: int) -> None:
         self.upload = upload
+        self.max_files = max_files
         self.header_name = b""
         self.header_value = b""
         self.disposition = b""
@@ -86,13 +140,16 @@ class _Collector:
         self.name = options[b"name"].decode("utf-8", "replace")
         if b"filename" not in options:
             return
-        if self.name != FILE_FIELD or self.upload.file is not None:
-            raise InvalidInput(f"send exactly one file, in the part named {FILE_FIELD!r}")
+        if self.name != FILE_FIELD:
+            raise InvalidInput(f"send files in parts named {FILE_FIELD!r}, not {self.name!r}")
+        if len(self.upload.files) >= self.max_files:
+            raise too_many_files(self.max_files)
         file_name = options[b"filename"].decode("utf-8", "replace")
         handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in on_part_end / cleanup
             prefix="benchbook-upload-", suffix=_suffix(file_name), delete=False
         )
-        self.upload.file, self.upload.file_name, self.sink = Path(handle.name), file_name, handle
+        self.upload.files.append(SentFile(Path(handle.name), file_name))
+        self.sink = handle
 
     def on_part_data(self, data: bytes, start: int, end: int) -> None:
         if self.sink is not None:
@@ -153,21 +210,28 @@ def _callbacks(c: _Collector) -> MultipartCallbacks:
 
 
 @asynccontextmanager
-async def multipart_upload(request: Request, limit_bytes: int) -> AsyncIterator[Upload]:
-    """Parse a multipart body; yield its :class:`Upload`; delete the saved file afterwards.
+async def multipart_upload(
+    request: Request, limit_bytes: int, max_files: int = 1
+) -> AsyncIterator[Upload]:
+    """Parse a multipart body; yield its :class:`Upload`; delete the saved files afterwards.
+
+    Args:
+        limit_bytes: bound on the whole body (``settings.max_upload_bytes``).
+        max_files: bound on the number of file parts (``settings.max_upload_files``).
 
     Raises:
-        PayloadTooLarge: the body exceeds ``limit_bytes`` (413).
-        InvalidInput: malformed multipart, a second file, or a file part not named ``file``.
+        PayloadTooLarge: the body exceeds ``limit_bytes``, or it holds more than ``max_files``
+            file parts (413, raised at the first part past the bound).
+        InvalidInput: malformed multipart, or a file part not named ``file``.
     """
     upload = Upload()
-    collector = _Collector(upload)
+    collector = _Collector(upload, max_files)
     try:
         await _parse(request, limit_bytes, collector)
         yield upload
     finally:
         if collector.sink is not None:
             collector.sink.close()
-        if upload.file is not None:
+        for sent in upload.files:
             with suppress(OSError):
-                upload.file.unlink()
+                sent.path.unlink()
