@@ -536,7 +536,7 @@ def get_case_neighbours(ctx: Context, dataset_id: str, ref: str, case_id: str) -
 
 def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterator[bytes]:
     """Stream a version's cases as JSONL: one item per case, its canonical JSON (UTF-8) plus
-    ``\n``, in version order.
+    ``\\n``, in version order.
 
     Resolution happens before the first line, so NotFound is raised eagerly. The database
     cursor stays open while the iterator is consumed; ``close()`` it to stop early.
