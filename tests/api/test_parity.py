@@ -42,7 +42,9 @@ def test_every_public_dataset_service_function_taking_a_context_is_registered() 
         if fn.__module__ == datasets.__name__
         and not name.startswith("_")
         and next(iter(inspect.signature(fn).parameters), None) == "ctx"
-        and name != "store_version"  # the streaming core behind register_dataset and imports
+        # the streaming core behind register_dataset and imports; export_dataset's bytes in
+        # socket-sized chunks (its HTTP route's body)
+        and name not in {"store_version", "export_dataset_chunks"}
     }
     assert public - set(OPERATIONS) == set()
 

@@ -7,7 +7,6 @@ thread); the two that read a raw body are ``async`` and hand the parse to a thre
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query, Request, Response
@@ -16,6 +15,7 @@ from fastapi.responses import StreamingResponse
 
 from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
+from benchbook.api.streaming import read_ahead
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.common import NOT_BLANK_PATTERN, SEMVER_PATTERN, schema_rule
@@ -197,18 +197,6 @@ def get_dataset(
     return svc.get_dataset(ctx, dataset_id, ref, after, limit)
 
 
-def _chunked(lines: Iterator[bytes]) -> Iterator[bytes]:
-    """Group JSONL lines into ~256 KiB writes (one socket write per line is slow)."""
-    buf = bytearray()
-    for line in lines:
-        buf += line
-        if len(buf) >= EXPORT_CHUNK_BYTES:
-            yield bytes(buf)
-            buf.clear()
-    if buf:
-        yield bytes(buf)
-
-
 @router.get(
     "/{dataset_id}/versions/{ref}/cases.jsonl",
     operation_id="export_dataset",
@@ -220,9 +208,9 @@ def _chunked(lines: Iterator[bytes]) -> Iterator[bytes]:
 )
 def export_dataset(ctx: ContextDep, dataset_id: str, ref: str) -> StreamingResponse:
     """Stream every case of a version as JSONL (canonical JSON, one case per line)."""
-    lines = svc.export_dataset(ctx, dataset_id, ref)
+    chunks = svc.export_dataset_chunks(ctx, dataset_id, ref, EXPORT_CHUNK_BYTES)
     return StreamingResponse(
-        _chunked(lines),
+        read_ahead(chunks),
         media_type="application/x-ndjson",
         headers={"Content-Disposition": f'attachment; filename="{dataset_id}-{ref}.jsonl"'},
     )
