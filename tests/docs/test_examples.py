@@ -144,7 +144,11 @@ def blocks(path: Path) -> list[Block]:
 
 
 ALL_BLOCKS = [b for page in DOCS for b in blocks(page)]
-PAGES = [p for p in DOCS if any(b.not_run is None for b in blocks(p))]
+#: The pages with examples to run, the most commands first (the longest first across workers).
+PAGES = sorted(
+    (p for p in DOCS if any(b.not_run is None for b in blocks(p))),
+    key=lambda p: -sum(len(b.commands) for b in blocks(p) if b.not_run is None),
+)
 
 
 def test_blocks_not_run_say_why() -> None:
