@@ -196,6 +196,7 @@ async def execute_ray(
     secrets = {n: ex.secrets[n] for n in names if n in ex.secrets}
     shared = await asyncio.to_thread(ray.put, shared_payload(ex.harness, secrets, ex.runtime))
     remote = ray.remote(run_case)
+    variants: dict[tuple[tuple[str, float], ...], Any] = {}
     queue = result_queue(ex.concurrency)
     writer = asyncio.create_task(writer_loop(queue, sink, on_flush))
     beat = asyncio.create_task(heartbeat_loop(sink))
@@ -235,9 +236,12 @@ async def execute_ray(
                 await queue.put(FinishedItem(item.position, internal_error(item, reason)))
                 continue
             ci = case_input(item.case, item.sample, ex.timeout_s).model_dump_json().encode()
-            ref = remote.options(max_retries=max_retries, retry_exceptions=False, **options).remote(
-                shared, ci
-            )
+            key = tuple(sorted(options.items()))
+            if key not in variants:  # one options wrapper per distinct resource request
+                variants[key] = remote.options(
+                    max_retries=max_retries, retry_exceptions=False, **options
+                )
+            ref = variants[key].remote(shared, ci)
             pending[ref] = item
 
     try:
@@ -305,7 +309,13 @@ def _collect(ray: ModuleType, refs: list[Any], max_retries: int) -> list[tuple[A
     if ready and rest:
         more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
         ready += more
-    return [(ref, _result_of(ray, ref, max_retries)) for ref in ready]
+    try:
+        raws: list[bytes] = ray.get(ready)  # one round trip for all of them
+    except ray.exceptions.RayError:
+        return [(ref, _result_of(ray, ref, max_retries)) for ref in ready]
+    return [
+        (ref, RuntimeResult.model_validate_json(raw)) for ref, raw in zip(ready, raws, strict=True)
+    ]
 
 
 def _result_of(ray: ModuleType, ref: Any, max_retries: int) -> RuntimeResult:
