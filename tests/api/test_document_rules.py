@@ -16,6 +16,8 @@ from jsonschema import Draft202012Validator
 
 from benchbook.contracts.dataset import GRADER_IDS
 from benchbook.contracts.harness import HARNESS_TEMPLATE_PATTERN
+from benchbook.contracts.recipe import ROW_TEMPLATE_PATTERN
+from benchbook.datasets.templates import compile_template
 from benchbook.errors import InvalidInput
 from benchbook.eval.graders import GRADERS
 from benchbook.runtime.templates import compile_harness_template
@@ -180,11 +182,19 @@ def test_the_harness_template_pattern_accepts_exactly_what_registration_accepts(
         "x",
         "answer",
     ]
-    rng = random.Random(1)
+    assert_agree(pattern, pieces, lambda text: compile_harness_template(text, "argv[0]"))
+
+
+def assert_agree(
+    pattern: re.Pattern[str], pieces: list[str], compile_: Any, seed: int = 1, most: int = 7
+) -> None:
+    """``pattern`` matches exactly the texts ``compile_`` takes without InvalidInput, over
+    50,000 strings of up to ``most`` ``pieces``."""
+    rng = random.Random(seed)
     for _ in range(50_000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
         try:
-            compile_harness_template(text, "argv[0]")
+            compile_(text)
             accepted = True
         except InvalidInput:
             accepted = False
@@ -384,3 +394,32 @@ def test_rows_that_do_not_fit_are_a_409_the_document_declares(
     assert response.status_code == 409, response.text
     assert response.json()["message"].startswith("file.png line 1: not UTF-8 text")
     assert client.get("/api/datasets").json()["items"] == []
+
+
+def test_the_row_template_pattern_accepts_exactly_what_the_compiler_accepts() -> None:
+    """The document's row-template pattern and ``compile_template`` agree on 50,000 strings of
+    braces, names, ``?`` and the whitespace Python and ECMA-262 disagree on."""
+    pattern = re.compile(ROW_TEMPLATE_PATTERN)
+    pieces = ["{", "}", "{{", "}}", "a", "x.y", "?", " ", "\u00a0", "\x1c", "\ufeff", "\n"]
+    assert_agree(pattern, pieces, compile_template, seed=2, most=8)
+
+
+@pytest.mark.parametrize("field", ["task_template", "image", "files_template"])
+def test_a_row_template_with_a_single_brace_is_invalid_in_the_document_too(
+    client: TestClient, field: str
+) -> None:
+    """Found by schemathesis at 100 examples: ``task_template: "a}b"`` was schema-valid yet
+    refused with 400 when the import compiled it."""
+    value: Any = {"a.txt": "a}b"} if field == "files_template" else "a}b"
+    spec = {
+        "id": "r",
+        "source": {"kind": "file", "format": "jsonl"},
+        "mapping": {"task_field": "q", field: value},
+    }
+    body = {"spec": spec, "text": '{"q": "1+1"}\n'}
+    schema = body_schema(client, "/api/benchmarks/import")
+    assert not document_says_valid(client, schema, body)
+    assert_400_naming(client.post("/api/benchmarks/import", json=body), f"mapping.{field}")
+    fine = {"a.txt": "{q} {{x}} {q?}"} if field == "files_template" else "{q} {{x}} {q?}"
+    spec["mapping"][field] = fine
+    assert document_says_valid(client, schema, body)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -135,7 +136,11 @@ def test_every_schemathesis_check_passes(
     accounts.add_member(ctx, "root@example.org", "admin")
     key = create_api_key(ctx, "schemathesis", "admin", user="root@example.org").key
     register(ctx, "arith")
+    started = time.monotonic()
     found, requests = failures_of(create_app(config, engine=engine), key)
+    print(
+        f"{backend}: {requests} requests, {time.monotonic() - started:.0f} s, {len(found)} failures"
+    )
     assert requests > 1000, f"only {requests} requests were made"
     new = {k: v for k, v in sorted(found.items()) if k not in OPEN_FAILURES}
     assert not new, f"{len(new)} schemathesis failures on {backend}:\n" + "\n".join(
