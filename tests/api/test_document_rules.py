@@ -420,6 +420,10 @@ def test_a_row_template_with_a_single_brace_is_invalid_in_the_document_too(
     schema = body_schema(client, "/api/benchmarks/import")
     assert not document_says_valid(client, schema, body)
     assert_400_naming(client.post("/api/benchmarks/import", json=body), f"mapping.{field}")
+    # registering the recipe refuses it too (it was stored, to fail at each import)
+    assert not document_says_valid(client, ref("Recipe"), spec)
+    assert_400_naming(client.post("/api/recipes", json=spec), f"mapping.{field}")
+    assert client.get("/api/recipes").json() == []
     fine = {"a.txt": "{q} {{x}} {q?}"} if field == "files_template" else "{q} {{x}} {q?}"
     spec["mapping"][field] = fine
     assert document_says_valid(client, schema, body)
