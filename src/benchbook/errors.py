@@ -92,6 +92,17 @@ class Conflict(BenchbookError):
     http_status = 409
 
 
+class ContentConflict(Conflict, InvalidInput):
+    """A well-formed import whose source content does not fit its recipe: rows of inline
+    ``text`` or an uploaded file that do not parse or map (named by row), a source with no rows,
+    a catalog entry or recipe that reads a file none was sent for. No JSON Schema can state what
+    a file holds, so HTTP answers 409 ``conflict`` (the request contradicts itself or what is
+    stored); it is an InvalidInput too, so Python callers catching bad input still catch it."""
+
+    code = "conflict"
+    http_status = 409
+
+
 class UpstreamError(BenchbookError):
     """A remote source (Hugging Face, a model endpoint) failed or refused."""
 

@@ -235,7 +235,7 @@ def test_an_inline_spec_imports_with_its_own_mapping(client: TestClient) -> None
     assert (case["task"], case["expected"]) == ("2+2?", "4")
 
 
-def test_a_bad_row_is_a_400_naming_the_row_and_stores_nothing(
+def test_a_bad_row_is_a_409_naming_the_row_and_stores_nothing(
     client: TestClient, upload_tmp: Path
 ) -> None:
     client.post(IMPORT, json={"benchmark": "gsm8k", "text": gsm8k_text(2), "format": "jsonl"})
@@ -243,8 +243,8 @@ def test_a_bad_row_is_a_400_naming_the_row_and_stores_nothing(
     broken = gsm8k_text(3) + '{"question": "oops"\n'
     files = multipart({"benchmark": "gsm8k", "bump": "patch"}, "b.jsonl", broken.encode())
     response = client.post(IMPORT, files=files)
-    assert response.status_code == 400
-    assert response.json()["code"] == "invalid_input"
+    assert response.status_code == 409
+    assert response.json()["code"] == "conflict"
     assert "b.jsonl line 4" in response.json()["message"]
     assert response.json()["details"]["errors"][0]["row"] == 4
     assert listing(client) == before
@@ -319,22 +319,22 @@ PARQUET = {"format": "parquet"}
 
 @pytest.mark.parametrize("route", [IMPORT, PREVIEW])
 @pytest.mark.parametrize("data", GARBAGE_PARQUET, ids=["empty", "magic-only", "random"])
-def test_a_corrupt_parquet_upload_is_a_400_naming_the_file(
+def test_a_corrupt_parquet_upload_is_a_409_naming_the_file(
     client: TestClient, upload_tmp: Path, route: str, data: bytes
 ) -> None:
     response = client.post(route, files=multipart({"benchmark": "gsm8k"}, "x.parquet", data))
-    assert response.status_code == 400, response.text
+    assert response.status_code == 409, response.text
     body = response.json()
-    assert body["code"] == "invalid_input"
+    assert body["code"] == "conflict"
     assert body["message"].startswith("x.parquet: not a readable Parquet file")
     inline = client.post(route, json={"benchmark": "gsm8k", "text": "abc", "format": "parquet"})
-    assert inline.status_code == 400, inline.text
+    assert inline.status_code == 409, inline.text
     assert "not a readable Parquet file" in inline.json()["message"]
     assert listing(client) == {}
     assert list(upload_tmp.iterdir()) == []
 
 
-def test_a_corrupt_parquet_import_job_fails_with_invalid_input(client: TestClient) -> None:
+def test_a_corrupt_parquet_import_job_fails_with_a_conflict(client: TestClient) -> None:
     started = client.post("/api/imports", json={"benchmark": "gsm8k", "text": "abc"} | PARQUET)
     assert started.status_code == 202, started.text
     job_id = started.json()["id"]
@@ -344,24 +344,24 @@ def test_a_corrupt_parquet_import_job_fails_with_invalid_input(client: TestClien
             break
         time.sleep(0.05)
     assert job["state"] == "failed"
-    assert job["error"]["code"] == "invalid_input"
+    assert job["error"]["code"] == "conflict"
     assert "not a readable Parquet file" in job["error"]["message"]
     assert listing(client) == {}
 
 
 @pytest.mark.parametrize("route", [IMPORT, PREVIEW])
-def test_an_empty_upload_or_text_is_a_400_and_registers_nothing(
+def test_an_empty_upload_or_text_is_a_409_and_registers_nothing(
     client: TestClient, upload_tmp: Path, route: str
 ) -> None:
     empty = client.post(route, files=multipart({"benchmark": "gsm8k"}, "rows.jsonl", b""))
-    assert empty.status_code == 400, empty.text
+    assert empty.status_code == 409, empty.text
     assert empty.json()["message"] == "rows.jsonl has no rows; nothing imported"
     for name in ("h.csv", "a.json"):
         data = b"question,answer\n" if name.endswith(".csv") else b"[]"
         response = client.post(route, files=multipart({"benchmark": "gsm8k"}, name, data))
         assert response.json()["message"] == f"{name} has no rows; nothing imported"
     text = client.post(route, json={"benchmark": "gsm8k", "text": "", "format": "jsonl"})
-    assert text.status_code == 400
+    assert text.status_code == 409
     assert text.json()["message"] == "upload.jsonl has no rows; nothing imported"
     assert listing(client) == {}
     assert list(upload_tmp.iterdir()) == []
@@ -371,7 +371,7 @@ def test_an_empty_upload_with_bump_patch_leaves_latest_alone(client: TestClient)
     client.post(IMPORT, json={"benchmark": "gsm8k", "text": gsm8k_text(2), "format": "jsonl"})
     before = listing(client)
     files = multipart({"benchmark": "gsm8k", "bump": "patch"}, "empty.jsonl", b"")
-    assert client.post(IMPORT, files=files).status_code == 400
+    assert client.post(IMPORT, files=files).status_code == 409
     assert listing(client) == before
     assert client.get("/api/datasets/gsm8k/versions/latest").json()["version"]["version"] == "1.0.0"
 
@@ -381,7 +381,7 @@ def test_a_file_only_benchmark_without_a_file_says_how_to_send_one_over_http(
 ) -> None:
     for route in (IMPORT, PREVIEW):
         response = client.post(route, json={"benchmark": "osworld"})
-        assert response.status_code == 400
+        assert response.status_code == 409, response.text
         message = response.json()["message"]
         assert "upload it (multipart 'file' part) or pass its content as 'text'" in message
         assert "the CLI takes --file PATH" in message
@@ -390,11 +390,11 @@ def test_a_file_only_benchmark_without_a_file_says_how_to_send_one_over_http(
 def test_a_bad_upload_line_names_one_line_and_its_column(client: TestClient) -> None:
     rows = b'{"question": "q", "answer": "#### 1"}\n{x}\n'
     response = client.post(IMPORT, files=multipart({"benchmark": "gsm8k"}, "b.jsonl", rows))
-    assert response.status_code == 400
+    assert response.status_code == 409
     assert response.json()["message"].startswith("b.jsonl line 2, column 2: not valid JSON: ")
     latin = "question,answer\nsoupçon,#### 1\n".encode("latin-1")
     bad = client.post(IMPORT, files=multipart({"benchmark": "gsm8k"}, "l.csv", latin))
-    assert bad.status_code == 400
+    assert bad.status_code == 409
     assert bad.json()["message"].startswith("l.csv line 2: not UTF-8 text: byte 0xe7 at column 5")
     assert listing(client) == {}
 

@@ -9,12 +9,17 @@ import random
 import re
 from typing import Any
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from jsonschema import Draft202012Validator
 
+from benchbook.contracts.dataset import GRADER_IDS
 from benchbook.contracts.harness import HARNESS_TEMPLATE_PATTERN
+from benchbook.contracts.recipe import ROW_TEMPLATE_PATTERN
+from benchbook.datasets.templates import compile_template
 from benchbook.errors import InvalidInput
+from benchbook.eval.graders import GRADERS
 from benchbook.runtime.templates import compile_harness_template
 from tests.api.conftest import dataset_body
 
@@ -177,11 +182,19 @@ def test_the_harness_template_pattern_accepts_exactly_what_registration_accepts(
         "x",
         "answer",
     ]
-    rng = random.Random(1)
+    assert_agree(pattern, pieces, lambda text: compile_harness_template(text, "argv[0]"))
+
+
+def assert_agree(
+    pattern: re.Pattern[str], pieces: list[str], compile_: Any, seed: int = 1, most: int = 7
+) -> None:
+    """``pattern`` matches exactly the texts ``compile_`` takes without InvalidInput, over
+    50,000 strings of up to ``most`` ``pieces``."""
+    rng = random.Random(seed)
     for _ in range(50_000):
-        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 7)))
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, most)))
         try:
-            compile_harness_template(text, "argv[0]")
+            compile_(text)
             accepted = True
         except InvalidInput:
             accepted = False
@@ -259,3 +272,158 @@ def test_the_search_text_pattern_refuses_exactly_what_strip_empties(client: Test
         char = chr(code)
         assert bool(pattern.search(char)) == bool(char.strip()), hex(code)
     assert pattern.search("  gsm8k ") and not pattern.search(" \x1e\u3000")
+
+
+def test_the_documented_grader_ids_are_the_graders_this_installation_runs() -> None:
+    assert set(GRADER_IDS) == set(GRADERS)
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/runs", {"dataset": "arith", "harness": "h"}),
+        (
+            "/api/runs/report",
+            {"dataset": "arith", "harness": "h@1.0.0", "results": [{"case_id": "q0"}]},
+        ),
+        ("/api/runs/{run_id}/rescore", {}),
+    ],
+)
+def test_a_run_request_names_only_known_graders_in_the_document_too(
+    client: TestClient, path: str, body: dict[str, Any]
+) -> None:
+    """A run's own graders must be ones this installation runs: the document lists them (an
+    unknown id was schema-valid yet refused with 400; found by schemathesis)."""
+    schema = body_schema(client, path)
+    unknown = body | {"graders": [{"id": "nope"}]}
+    assert not document_says_valid(client, schema, unknown)
+    assert document_says_valid(client, schema, body | {"graders": [{"id": "numeric"}]})
+    assert client.post("/api/datasets", json=dataset_body()).status_code == 201
+    harness = {"id": "h", "version": "1.0.0", "kind": "command", "config": {"argv": ["echo"]}}
+    assert client.post("/api/harnesses", json=harness).status_code == 201
+    report = {"dataset": "arith", "harness": "ext@1.0.0", "results": [{"case_id": "q0"}]}
+    reported = client.post("/api/runs/report", json=report)
+    assert reported.status_code == 201, reported.text
+    real = path.replace("{run_id}", reported.json()["id"])
+    assert_400_naming(client.post(real, json=unknown), "unknown grader ids: nope (known:")
+    # a case's own graders may name any id: the dataset schema lists none
+    case = dataset_body(n=1)["cases"][0] | {"graders": [{"id": "nope"}]}
+    assert document_says_valid(client, ref("Case"), case)
+
+
+@pytest.mark.parametrize("ref_text", ["@1.0.0", "arith@", "arith@1.0.0@", "@"])
+def test_a_dataset_ref_is_id_or_id_at_ref_in_the_document_too(
+    client: TestClient, ref_text: str
+) -> None:
+    """``dataset`` (and a run's ``harness``) is ``id`` or ``id@ref``: an empty id or ref was
+    schema-valid yet refused with 400 (found by schemathesis); a ref naming nothing is 404."""
+    for path, body in (
+        ("/api/runs", {"dataset": ref_text, "harness": "h"}),
+        ("/api/runs", {"dataset": "arith", "harness": ref_text}),
+        ("/api/runs/report", {"dataset": ref_text, "harness": "h@1.0.0", "results": []}),
+    ):
+        assert not document_says_valid(client, body_schema(client, path), body), body
+    response = client.post("/api/runs", json={"dataset": ref_text, "harness": "h"})
+    assert_400_naming(response, "dataset must be 'id' or 'id@version'")
+    schema = body_schema(client, "/api/runs")
+    for fine in ("arith", "arith@1.0.0", "arith@latest", "arith@a tag", "arith@@x"):
+        assert document_says_valid(client, schema, {"dataset": fine, "harness": "h"}), fine
+        assert client.post("/api/runs", json={"dataset": fine, "harness": "h"}).status_code == 404
+
+
+def multipart_schema(client: TestClient, path: str) -> Any:
+    return body_schema(client, path, "multipart/form-data")
+
+
+@pytest.mark.parametrize(
+    "path", ["/api/benchmarks/import", "/api/benchmarks/preview", "/api/imports"]
+)
+def test_a_multipart_import_sends_its_rows_as_the_file_part_in_the_document_and_the_api(
+    client: TestClient, path: str
+) -> None:
+    """A multipart form needs its ``file`` part and no ``text`` in its ``request`` part: rules
+    of single parts the document states (a form without the file used to import ``text``, and
+    the file part's ``format: binary`` let schemathesis send bodies breaking ImportRequest's own
+    ``oneOf``: OpenAPI 3.1 spells a binary part with ``contentMediaType``)."""
+    schema = multipart_schema(client, path)
+    file_part = schema["properties"]["file"]
+    assert file_part["contentMediaType"] == "application/octet-stream"
+    assert "format" not in file_part
+    rows = '{"question": "1+1?", "answer": "#### 2"}\n'
+    request = {"benchmark": "gsm8k", "format": "jsonl"}
+    assert not document_says_valid(client, schema, {"request": request | {"text": rows}})
+    both_body = {"request": request | {"text": rows}, "file": rows}
+    assert not document_says_valid(client, schema, both_body)
+    assert document_says_valid(client, schema, {"request": request, "file": rows})
+    text_only = {"request": (None, orjson.dumps(request | {"text": rows}), "application/json")}
+    assert_400_naming(client.post(path, files=text_only), "needs a 'file' part")
+    both = text_only | {"file": ("rows.jsonl", rows.encode(), "application/octet-stream")}
+    assert_400_naming(client.post(path, files=both), "not as 'text'")
+    assert client.get("/api/datasets").json()["items"] == []
+    fine = {"request": (None, orjson.dumps(request), "application/json")} | {
+        "file": ("rows.jsonl", rows.encode(), "application/octet-stream")
+    }
+    assert client.post(path, files=fine).status_code in (200, 201, 202)
+
+
+@pytest.mark.parametrize("path", ["/api/benchmarks/import", "/api/benchmarks/preview"])
+def test_rows_that_do_not_fit_are_a_409_the_document_declares(
+    client: TestClient, path: str
+) -> None:
+    """What a file holds no schema states: rows that do not parse or map, or none, are 409
+    ``conflict`` naming the row (was 400, which a schema-valid request must not get)."""
+    document = client.get("/api/openapi.json").json()
+    assert "409" in document["paths"][path]["post"]["responses"]
+    spec = {
+        "id": "r",
+        "source": {"kind": "file", "format": "jsonl"},
+        "mapping": {"task_field": "q"},
+    }
+    unmapped = ('{"x": 1}\n',) if path.endswith("import") else ()  # preview: a warning
+    for text in ("0", "", *unmapped):
+        body = {"spec": spec, "text": text}
+        assert document_says_valid(client, body_schema(client, path), body)
+        response = client.post(path, json=body)
+        assert response.status_code == 409, response.text
+        assert response.json()["code"] == "conflict"
+    png = {
+        "request": (None, orjson.dumps({"spec": spec}), "application/json"),
+        "file": ("file.png", b"\x89PNG\r\n\x1a\n\x00", "application/octet-stream"),
+    }
+    response = client.post(path, files=png)
+    assert response.status_code == 409, response.text
+    assert response.json()["message"].startswith("file.png line 1: not UTF-8 text")
+    assert client.get("/api/datasets").json()["items"] == []
+
+
+def test_the_row_template_pattern_accepts_exactly_what_the_compiler_accepts() -> None:
+    """The document's row-template pattern and ``compile_template`` agree on 50,000 strings of
+    braces, names, ``?`` and the whitespace Python and ECMA-262 disagree on."""
+    pattern = re.compile(ROW_TEMPLATE_PATTERN)
+    pieces = ["{", "}", "{{", "}}", "a", "x.y", "?", " ", "\u00a0", "\x1c", "\ufeff", "\n"]
+    assert_agree(pattern, pieces, compile_template, seed=2, most=8)
+
+
+@pytest.mark.parametrize("field", ["task_template", "image", "files_template"])
+def test_a_row_template_with_a_single_brace_is_invalid_in_the_document_too(
+    client: TestClient, field: str
+) -> None:
+    """Found by schemathesis at 100 examples: ``task_template: "a}b"`` was schema-valid yet
+    refused with 400 when the import compiled it."""
+    value: Any = {"a.txt": "a}b"} if field == "files_template" else "a}b"
+    spec = {
+        "id": "r",
+        "source": {"kind": "file", "format": "jsonl"},
+        "mapping": {"task_field": "q", field: value},
+    }
+    body = {"spec": spec, "text": '{"q": "1+1"}\n'}
+    schema = body_schema(client, "/api/benchmarks/import")
+    assert not document_says_valid(client, schema, body)
+    assert_400_naming(client.post("/api/benchmarks/import", json=body), f"mapping.{field}")
+    # registering the recipe refuses it too (it was stored, to fail at each import)
+    assert not document_says_valid(client, ref("Recipe"), spec)
+    assert_400_naming(client.post("/api/recipes", json=spec), f"mapping.{field}")
+    assert client.get("/api/recipes").json() == []
+    fine = {"a.txt": "{q} {{x}} {q?}"} if field == "files_template" else "{q} {{x}} {q?}"
+    spec["mapping"][field] = fine
+    assert document_says_valid(client, schema, body)

@@ -19,7 +19,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from benchbook.api.deps import ContextDep
-from benchbook.api.errors import error_responses
+from benchbook.api.errors import ErrorBody, error_responses
 from benchbook.api.uploads import parse_json_body, read_body
 from benchbook.contracts.imports import BenchmarkInfo, ImportRequest, ImportResult, PreviewResult
 from benchbook.datasets.sources.task_files import place_files
@@ -31,6 +31,11 @@ from benchbook.transports.multipart import FILE_FIELD, Upload, multipart_upload
 router = APIRouter(prefix="/api/benchmarks", tags=["benchmarks"])
 
 REQUEST_FIELD = "request"
+#: The 409 of a source whose content does not fit the request (``errors.ContentConflict``).
+CONTENT_CONFLICT = (
+    "Conflict: the rows (inline text, the uploaded file) do not parse or fit the mapping, there"
+    " are none, or the recipe reads a file none was sent for (details.errors by row)"
+)
 #: What an inline file source needs, stated positively (schemathesis generates a negated deep
 #: ``if`` badly): ``text`` is given, or there is no inline recipe, or its source is not a file.
 TEXT_GIVEN: dict[str, Any] = {"required": ["text"], "properties": {"text": {"type": "string"}}}
@@ -53,10 +58,13 @@ NO_INLINE_FILE_SOURCE: dict[str, Any] = {
     }
 }
 #: Both accepted bodies, for OpenAPI. A JSON body states ``services.imports.open_source``'s
-#: rule that an inline ``file`` source brings its rows as ``text``; the multipart form does not
-#: state its rule (the ``file`` part or ``text``, not both): every combinator tried at its top
-#: level made schemathesis generate requests outside ``ImportRequest`` or fail on the binary
-#: part.
+#: rule that an inline ``file`` source brings its rows as ``text``. A multipart form carries
+#: its rows in the ``file`` part, always, so its ``request`` has no ``text`` (rules of single
+#: parts, no combinator across parts). The file part is spelled as OpenAPI 3.1 spells a binary
+#: file (``contentMediaType``, not 3.0's ``format: binary``, which schemathesis fills with an
+#: object no JSON Schema validator takes, and then lets a body break ``ImportRequest``'s own
+#: ``oneOf``/``not`` rules unchecked). What a file holds no schema states: rows that do not fit
+#: are 409 (``errors.ContentConflict``).
 IMPORT_BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -71,18 +79,21 @@ IMPORT_BODY: dict[str, Any] = {
                 "schema": {
                     "type": "object",
                     "additionalProperties": False,
-                    "required": [REQUEST_FIELD],
+                    "required": [REQUEST_FIELD, FILE_FIELD],
                     "properties": {
                         REQUEST_FIELD: {
-                            "$ref": "#/components/schemas/ImportRequest",
-                            "description": "An ImportRequest as JSON (see ``encoding``).",
+                            "allOf": [{"$ref": "#/components/schemas/ImportRequest"}],
+                            "properties": {"text": {"type": "null"}},
+                            "description": "An ImportRequest as JSON (see ``encoding``), without"
+                            " ``text``: the rows are the file part.",
                         },
                         FILE_FIELD: {
                             "type": "string",
-                            "format": "binary",
-                            "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz"
-                            " accepted. Several parts: the task files of a folder benchmark,"
-                            " each named by its path (examples/chrome/ID.json).",
+                            "contentMediaType": "application/octet-stream",
+                            "description": "CSV, TSV (.tsv), JSONL, JSON or Parquet; .gz accepted;"
+                            " the file name's extension picks the format. Several parts: the task"
+                            " files of a folder benchmark, each named by its path"
+                            " (examples/chrome/ID.json).",
                         },
                     },
                 },
@@ -118,13 +129,35 @@ def _request_field(fields: dict[str, str]) -> ImportRequest:
     return _import_request(fields[REQUEST_FIELD].encode())
 
 
+def _with_file(upload: Upload) -> ImportRequest:
+    """A multipart body's ImportRequest; its rows must be the ``file`` part, never ``text``."""
+    parsed = _request_field(upload.fields)
+    if upload.file is None:
+        raise InvalidInput(
+            f"a multipart import needs a {FILE_FIELD!r} part (the rows); send inline rows as"
+            " 'text' in a JSON body",
+            {"errors": [{"path": FILE_FIELD, "message": "missing"}]},
+        )
+    if parsed.text is not None:
+        raise InvalidInput(
+            f"a multipart import sends its rows as the {FILE_FIELD!r} part, not as 'text'",
+            {"errors": [{"path": f"{REQUEST_FIELD}.text", "message": "not with a file part"}]},
+        )
+    return parsed
+
+
 async def _call(request: Request, ctx: Context, operation: Any) -> Any:
-    """Parse either body form and run ``operation(ctx, import_request, file, file_name)``."""
+    """Parse either body form and run ``operation(ctx, import_request, file, file_name)``.
+
+    Raises:
+        InvalidInput: a malformed body; a multipart body without its ``file`` part, or with
+            ``text`` in its ``request`` part.
+    """
     limit = ctx.settings.max_upload_bytes
     if _is_multipart(request):
         files = ctx.settings.max_upload_files
         async with multipart_upload(request, limit, files) as upload:
-            parsed = _request_field(upload.fields)
+            parsed = _with_file(upload)
             if len(upload.files) < 2:
                 return await run_in_threadpool(
                     operation, ctx, parsed, upload.file, upload.file_name
@@ -171,11 +204,15 @@ def _preview(ctx: Context, req: ImportRequest, file: Path | None, name: str | No
     operation_id="preview_benchmark_source",
     response_model=PreviewResult,
     openapi_extra=IMPORT_BODY,
-    responses=error_responses(400, 403, 404, 413, 502),
+    responses={
+        **error_responses(400, 403, 404, 413, 502),
+        409: {"model": ErrorBody, "description": CONTENT_CONFLICT},
+    },
 )
 async def preview_benchmark_source(request: Request, ctx: ContextDep) -> PreviewResult:
     """Read ≤ 20 rows of the source: fields, raw rows, mapping guess, built cases, the
-    one-sentence assertion and warnings. Writes nothing."""
+    one-sentence assertion and warnings. Writes nothing. 409 when the source does not parse,
+    has no rows, or is a file none was sent for."""
     result: PreviewResult = await _call(request, ctx, _preview)
     return result
 
@@ -192,12 +229,13 @@ def _import(ctx: Context, req: ImportRequest, file: Path | None, name: str | Non
     openapi_extra=IMPORT_BODY,
     responses={
         200: {"model": ImportResult, "description": "unchanged or revived"},
-        **error_responses(400, 403, 404, 409, 413, 502),
+        **error_responses(400, 403, 404, 413, 502),
+        409: {"model": ErrorBody, "description": f"{CONTENT_CONFLICT}; or the version exists"},
     },
 )
 async def import_benchmark(request: Request, response: Response, ctx: ContextDep) -> ImportResult:
     """Import a source as a dataset version: 201 when stored, 200 when the identical version
-    already existed (``created`` false). A bad row rejects the whole import (400, rows named);
+    already existed (``created`` false). A bad row rejects the whole import (409, rows named);
     nothing is stored."""
     result: ImportResult = await _call(request, ctx, _import)
     if not result.created:

@@ -16,7 +16,7 @@ from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
 from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
-from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import (
     CaseResult,
     ReportRunRequest,
@@ -179,7 +179,7 @@ def retry_run(ctx: ContextDep, run_id: str) -> Run:
 async def rescore_run(
     ctx: ContextDep,
     run_id: str,
-    graders: Annotated[list[GraderSpec], Body(embed=True, json_schema_extra={"minItems": 1})],
+    graders: Annotated[list[RunGrader], Body(embed=True, json_schema_extra={"minItems": 1})],
 ) -> Scorecard:
     """Grade the run's saved traces under another plan (no harness call): a new scorecard."""
     return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders)

@@ -35,7 +35,7 @@ from benchbook.cli.app import (
     local_context,
     make_table,
 )
-from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
 from benchbook.errors import InvalidInput
 from benchbook.services import run_execution, run_results, runs, scorecards
@@ -54,8 +54,8 @@ GRADER_HELP = (
 )
 
 
-def parse_grader(text: str) -> GraderSpec:
-    """``ID`` or ``ID={json config}`` → GraderSpec. Raises InvalidInput naming the option."""
+def parse_grader(text: str) -> RunGrader:
+    """``ID`` or ``ID={json config}`` → RunGrader. Raises InvalidInput naming the option."""
     gid, sep, raw = text.partition("=")
     config: Any = {}
     if sep:
@@ -63,7 +63,7 @@ def parse_grader(text: str) -> GraderSpec:
             config = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
             raise InvalidInput(f"--grader {gid}: the config is not JSON: {exc}") from exc
-    return parse_model(GraderSpec, {"id": gid.strip(), "config": config}, f"--grader {gid}")
+    return parse_model(RunGrader, {"id": gid.strip(), "config": config}, f"--grader {gid}")
 
 
 def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: bool) -> Run:

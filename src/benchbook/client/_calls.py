@@ -52,6 +52,7 @@ def _collect(cls: type[errors.BenchbookError]) -> None:
 
 _collect(errors.BenchbookError)
 _BY_STATUS[409] = errors.Conflict  # Cancelled shares 409; without a code it is a conflict
+_BY_CODE["conflict"] = errors.Conflict  # not ContentConflict (also an InvalidInput) found first
 
 
 class RetryableStatus(Exception):

@@ -187,6 +187,15 @@ PinnedRef = Annotated[
 ]
 """``id@version`` with an exact SemVer version (``my-agent@1.2.0``), no tag or ``latest``."""
 
+#: ``id`` or ``id@ref`` as ``services.runs.split_ref`` reads it: an id without ``@``, then
+#: optionally ``@`` and a ref (a version, a tag or ``latest``) that does not end in ``@``.
+ID_REF_PATTERN = r"^[^@\x00]+(?:@[^\x00]*[^@\x00])?$"
+
+IdRef = Annotated[str, schema_rule(pattern=ID_REF_PATTERN)]
+"""``id`` or ``id@ref`` (``gsm8k``, ``gsm8k@1.0.0``, ``gsm8k@baseline``); a bare id means
+``latest``. Checked where it is split (``services.runs.split_ref``: InvalidInput); an id or ref
+that names nothing stored is NotFound there."""
+
 HttpUrl = Annotated[str, AfterValidator(_check_http_url), schema_rule(pattern=HTTP_URL_PATTERN)]
 """An ``http(s)`` URL; ``javascript:``, ``data:`` and other schemes are rejected."""
 

@@ -24,6 +24,7 @@ from benchbook.contracts.common import (
     SemVerStr,
     TextNoNul,
     contradiction,
+    schema_rule,
 )
 from benchbook.contracts.provenance import Provenance
 
@@ -105,6 +106,35 @@ class GraderSpec(BaseModel):
     id: NonEmptyStr
     config: dict[str, JsonValue] = Field(default_factory=dict)
     direction: Literal["higher_is_better", "lower_is_better", "neutral"] | None = None
+
+
+#: The grader families this installation runs (``eval.graders.GRADERS``' keys; a test keeps
+#: them equal). A case may name any id (checked when a run is planned); the graders a run
+#: request names are :class:`RunGrader`, whose schema lists these.
+GRADER_IDS = (
+    "answer-match",
+    "numeric",
+    "gaia",
+    "regex",
+    "judge",
+    "command",
+    "tests-pass",
+    "swe-bench",
+    "steps",
+    "cost",
+    "latency",
+    "localization",
+)
+
+
+class RunGrader(GraderSpec):
+    """A grader a run request names for its plan (``start_run``, ``report_run``,
+    ``rescore_run``): ``id`` is one of :data:`GRADER_IDS`, as the JSON Schema's ``enum`` says.
+    An unknown id is refused when the run is planned (``eval.graders.check_grader_ids``:
+    InvalidInput listing the known ids). A :class:`GraderSpec` instance is taken as one."""
+
+    model_config = ConfigDict(**STRICT, from_attributes=True)
+    id: Annotated[NonEmptyStr, schema_rule(enum=list(GRADER_IDS))]
 
 
 class Placement(BaseModel):

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from benchbook.contracts.common import (
+    PY_SPACE_CHARS,
     STRICT,
     HfDatasetId,
     HttpUrl,
@@ -15,9 +16,21 @@ from benchbook.contracts.common import (
     ResourceId,
     SemVerStr,
     at_least_one_text_of,
+    schema_rule,
 )
 from benchbook.contracts.dataset import GraderSpec, Placement
 from benchbook.contracts.provenance import Origin, Scoring
+
+_SP = f"[{PY_SPACE_CHARS}]"
+#: A placeholder's name, as ``datasets.templates.compile_template`` accepts it: no braces, and
+#: not empty once trimmed and stripped of a trailing ``?`` (so not ``SP* ?* SP*``): a character
+#: other than a space or ``?``, or a ``?`` then a space then a ``?``.
+_NAME = rf"[^{{}}]*(?:[^{{}}?{PY_SPACE_CHARS}]|\?[^{{}}]*{_SP}[^{{}}]*\?)[^{{}}]*"
+#: JSON Schema of a row template (SPEC E.3): literal text without single braces, ``{{`` and
+#: ``}}``, and placeholders ``{name}`` / ``{name?}``; a test keeps it equal to the compiler.
+ROW_TEMPLATE_PATTERN = rf"^(?:\{{\{{|\}}\}}|\{{{_NAME}\}}|[^{{}}])*$"
+RowTemplate = Annotated[str, schema_rule(pattern=ROW_TEMPLATE_PATTERN)]
+"""A row template (checked when a builder compiles it: InvalidInput naming the field)."""
 
 EnvChoice = Literal["auto", "prompt", "repo", "browser", "os-use"]
 FileFormat = Literal["csv", "jsonl", "json", "parquet"]
@@ -39,7 +52,7 @@ class Mapping(BaseModel):
     )
     id_field: str | None = None
     task_field: str | None = None
-    task_template: str | None = None
+    task_template: RowTemplate | None = None
     answer_field: str | None = None
     answer_pattern: str | None = None
     answer_mode: Literal["exact", "contains", "normalized"] = "exact"
@@ -47,11 +60,11 @@ class Mapping(BaseModel):
     git_field: str | None = None
     ref_field: str | None = None
     repo_path: str | None = None
-    files_template: dict[str, str] | None = None
+    files_template: dict[str, RowTemplate] | None = None
     start_url_field: str | None = None
     start_url: HttpUrl | None = None
     image_field: str | None = None
-    image: str | None = None
+    image: RowTemplate | None = None
     placement: Placement | None = None
     tag_fields: list[str] = Field(default_factory=list)
     metadata_fields: list[str] | Literal["*"] = "*"

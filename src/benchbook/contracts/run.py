@@ -25,6 +25,7 @@ from benchbook.contracts.common import (
     JSON_INT,
     STRICT,
     CaseId,
+    IdRef,
     JsonBool,
     JsonFloat,
     JsonNonNegativeInt,
@@ -38,6 +39,7 @@ from benchbook.contracts.dataset import (
     Network,
     Placement,
     Resources,
+    RunGrader,
 )
 from benchbook.contracts.score import Score
 
@@ -300,9 +302,9 @@ class StartRunRequest(BaseModel):
     """
 
     model_config = STRICT
-    dataset: NonEmptyStr
-    harness: NonEmptyStr
-    graders: list[GraderSpec] | None = None
+    dataset: IdRef
+    harness: IdRef
+    graders: list[RunGrader] | None = None
     settings: RunSettings = Field(default_factory=RunSettings)
 
 
@@ -368,9 +370,9 @@ class ReportRunRequest(BaseModel):
     """
 
     model_config = STRICT
-    dataset: NonEmptyStr
+    dataset: IdRef
     harness: PinnedRef
-    graders: list[GraderSpec] | None = None
+    graders: list[RunGrader] | None = None
     results: list[ReportedResult] = Field(min_length=1)
 
 

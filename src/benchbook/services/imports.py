@@ -38,7 +38,7 @@ from benchbook.datasets.sources.folder import FolderSource
 from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import pick_latest
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from benchbook.datasets.sources.hf_hub import HfHub
 
 PREVIEW_ROWS = 20
-#: The multipart part that carries an uploaded file (``api/multipart.FILE_FIELD``).
+#: The multipart part that carries an uploaded file (``transports/multipart.FILE_FIELD``).
 FILE_PART = "file"
 
 
@@ -135,16 +135,43 @@ def open_source(ctx: Context, plan: _Plan, file: Path | None, file_name: str | N
         fmt = guess_format(file_name or file.name) or source.format
         limits = SourceLimits.from_settings(ctx.settings)
         return FileSource(file, format=fmt, json_key=source.json_key, name=file_name, limits=limits)
-    where = f"{plan.recipe.id}: "
     if source.kind == "huggingface":
         from benchbook.datasets.sources.hf_files import open_huggingface_source
 
         return open_huggingface_source(hf_hub_for(ctx), source)
+    raise _no_file(plan)
+
+
+def _no_file(plan: _Plan) -> InvalidInput:
+    source = plan.recipe.source
     hint = f" ({source.file})" if source.file else ""
-    raise InvalidInput(
-        f"{where}this benchmark reads a local file{hint}: upload it (multipart {FILE_PART!r} part)"
-        " or pass its content as 'text'; the CLI takes --file PATH"
+    return InvalidInput(
+        f"{plan.recipe.id}: this benchmark reads a local file{hint}: upload it (multipart"
+        f" {FILE_PART!r} part) or pass its content as 'text'; the CLI takes --file PATH"
     )
+
+
+def _check_inline_rows(plan: _Plan, request: ImportRequest, file: Path | None) -> None:
+    """An inline ``spec`` reading a file needs the rows in the request (``text`` or a file):
+    a rule of the request itself, stated in the OpenAPI document, so InvalidInput (400) rather
+    than the ContentConflict a catalog entry or registered recipe needing a file gets."""
+    inline = plan.via == "spec" and plan.recipe.source.kind != "huggingface"
+    if inline and file is None and request.text is None:
+        raise _no_file(plan)
+
+
+@contextmanager
+def source_content() -> Iterator[None]:
+    """Around reading a source: its InvalidInput (rows that do not parse or map, no rows, a
+    file the recipe reads but none was sent, a file and ``text`` both) becomes
+    :class:`~benchbook.errors.ContentConflict` (HTTP 409), message and details kept — the
+    request is well formed; what its source holds contradicts it."""
+    try:
+        yield
+    except ContentConflict:
+        raise
+    except InvalidInput as exc:
+        raise ContentConflict(exc.message, exc.details) from exc
 
 
 @contextmanager
@@ -173,19 +200,25 @@ def preview_benchmark_source(
     """Read ≤ 20 rows and show how they would import (SPEC E.4); writes nothing.
 
     Rows that would fail become warnings naming their row number.
+
+    Raises:
+        ContentConflict: the source does not parse, has no rows, or is a file none was sent
+            for (:func:`source_content`).
+        NotFound: unknown benchmark or recipe.
     """
     ctx.require("datasets:write")
     plan = _plan(ctx, request)
     limit = min(request.limit or PREVIEW_ROWS, PREVIEW_ROWS)
-    with _local_file(request, file, file_name) as (path, name):
+    _check_inline_rows(plan, request, file)
+    with source_content(), _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
         rows = []
         for number, row in source.rows():
             rows.append((number, row))
             if len(rows) >= limit:
                 break
-    if not rows:
-        raise no_rows(source)
+        if not rows:
+            raise no_rows(source)
     mapping = plan.recipe.mapping
     builder = CaseBuilder(
         mapping, request.id or plan.recipe.id, plan.recipe.grader_templates, plan.hook
@@ -321,8 +354,10 @@ def import_benchmark(
         that version and ``identical_to`` names it.
 
     Raises:
-        InvalidInput: bad rows (the first failures with row numbers), a source with no rows,
-            templates, duplicate case ids, versions; nothing is stored.
+        ContentConflict: what the source holds does not fit the request (:func:`source_content`):
+            bad rows (the first failures with row numbers), no rows, templates, duplicate case
+            ids, a file the recipe reads but none was sent; nothing is stored.
+        InvalidInput: versions (a bump past the largest version).
         Conflict: the version exists with other content.
         NotFound: unknown benchmark or recipe.
     """
@@ -330,9 +365,10 @@ def import_benchmark(
     plan = _plan(ctx, request)
     dataset_id = request.id or plan.recipe.id
     builder = CaseBuilder(plan.recipe.mapping, dataset_id, plan.recipe.grader_templates, plan.hook)
-    with _local_file(request, file, file_name) as (path, name):
+    version, latest = target_version(ctx, request, dataset_id)
+    _check_inline_rows(plan, request, file)
+    with source_content(), _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
-        version, latest = target_version(ctx, request, dataset_id)
         meta = _meta(plan, dataset_id, version, source, request.limit)
         counter = ImportCounter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line

@@ -20,6 +20,7 @@ from benchbook.contracts import Provenance, Recipe
 from benchbook.contracts.jobs import RecipeRegisterResult, RecipeSummary, RecipeValidationReport
 from benchbook.contracts.registry import ValidationIssue, VersionInfo
 from benchbook.datasets.identity import canonical_json, sha256_hex
+from benchbook.datasets.templates import compile_template
 from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_latest, sort_versions
 from benchbook.errors import Conflict, NotFound
 from benchbook.services.context import Context
@@ -42,6 +43,20 @@ def recipe_identity(recipe: Recipe) -> tuple[str, str]:
     return body.decode("utf-8"), sha256_hex(body)
 
 
+def check_row_templates(recipe: Recipe) -> None:
+    """The mapping's row templates compile, as ``contracts.recipe.ROW_TEMPLATE_PATTERN`` says.
+
+    Raises:
+        InvalidInput: an unmatched brace or an empty placeholder, naming the field.
+    """
+    m = recipe.mapping
+    texts = {"mapping.task_template": m.task_template, "mapping.image": m.image}
+    texts |= {f"mapping.files_template.{p}": t for p, t in (m.files_template or {}).items()}
+    for where, text in texts.items():
+        if text is not None:
+            compile_template(text, where)
+
+
 def register_recipe(ctx: Context, recipe: Recipe, shared: bool = False) -> RecipeRegisterResult:
     """Register a recipe version (immutable).
 
@@ -55,11 +70,13 @@ def register_recipe(ctx: Context, recipe: Recipe, shared: bool = False) -> Recip
 
     Raises:
         Forbidden: without ``recipes:write`` (or ``shared`` without publish rights).
+        InvalidInput: a row template that does not compile (:func:`check_row_templates`).
         Conflict: the version exists with different content (names ``id@version``).
     """
     ctx.require("recipes:write")
     workspace = ctx.target_workspace(shared)
     parse_version(recipe.version)
+    check_row_templates(recipe)
     body, digest = recipe_identity(recipe)
     key = f"{recipe.id}@{recipe.version}"
     try:

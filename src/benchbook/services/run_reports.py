@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 
-from benchbook.contracts.dataset import Case
+from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import (
     CaseResult,
     ReportedResult,
@@ -173,7 +173,7 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
         status = "error" if reported.error is not None else "ok"
         scores = []
         if status == "ok":
-            specs = request.graders or case.graders
+            specs = list[GraderSpec](request.graders or case.graders)
             async with slots:
                 submission = Submission(reported.answer, trace, "ok", None, mirrors)
                 scores = await grade_submission(specs, submission, case, grading)

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import orjson
 from sqlalchemy import Connection
 
-from benchbook.contracts.dataset import Case
+from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.harness import ExternalHarness, Harness, PythonHarness, secret_names
 from benchbook.contracts.run import (
     DatasetRuns,
@@ -187,7 +187,7 @@ def create_run(
             " set them with `benchbook secrets set` or PUT /api/secrets/user/<name>",
             {"missing_secrets": missing},
         )
-    plan = RunPlan(graders=request.graders or [])
+    plan = RunPlan(graders=list[GraderSpec](request.graders or []))
     run_id = "run_" + random_source.token_hex(8)
     scorecard_id = "sc_" + random_source.token_hex(8)
     with ctx.engine.begin() as conn:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets as random_source
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import orjson
@@ -196,7 +196,7 @@ def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scor
         return read_scorecard(conn, head, run)
 
 
-def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scorecard:
+def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Scorecard:
     """Grade a finished run's saved traces under another plan, calling no harness (SPEC H.8).
 
     Workspace graders (``command``, ``tests-pass``) are ``skipped``: the case workspaces are
@@ -224,12 +224,12 @@ def rescore_run(ctx: Context, run_id: str, graders: list[GraderSpec]) -> Scoreca
         raise Conflict(
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
         )
-    plan = RunPlan(graders=graders)
+    plan = RunPlan(graders=list(graders))
     from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
-    rows = run_sync(_regrade(ctx, run, graders, grading))
+    rows = run_sync(_regrade(ctx, run, plan.graders, grading))
     return store_scorecard(ctx, run, plan, rows)
 
 

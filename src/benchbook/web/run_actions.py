@@ -17,7 +17,7 @@ import orjson
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import RedirectResponse
 
-from benchbook.contracts.dataset import GraderSpec
+from benchbook.contracts.dataset import GraderSpec, RunGrader
 from benchbook.contracts.run import Run, StartRunRequest
 from benchbook.errors import BenchbookError, Conflict, InvalidInput, NotFound
 from benchbook.services import datasets, harnesses, runs, scorecards
@@ -63,7 +63,7 @@ class FieldError(InvalidInput):
         self.field = field
 
 
-def parse_graders(text: str, field: str = "graders") -> list[GraderSpec] | None:
+def parse_graders(text: str, field: str = "graders") -> list[RunGrader] | None:
     """One grader a line: ``ID`` or ``ID={json config}`` (``judge={…}`` for a judge); None
     when empty (each case's own graders).
 
@@ -77,7 +77,7 @@ def parse_graders(text: str, field: str = "graders") -> list[GraderSpec] | None:
         gid, sep, raw = line.strip().partition("=")
         try:
             config: Any = orjson.loads(raw) if sep else {}
-            specs.append(parse_model(GraderSpec, {"id": gid.strip(), "config": config}, gid))
+            specs.append(parse_model(RunGrader, {"id": gid.strip(), "config": config}, gid))
         except orjson.JSONDecodeError as exc:
             raise FieldError(
                 field, f"line {number} ({gid}): the config is not JSON: {exc}"
