@@ -103,7 +103,9 @@ def test_a_failing_import_shows_the_error_envelope_and_stores_nothing(ctx: Conte
     request = imports.parse_import_request({"spec": INLINE, "text": broken, "format": "jsonl"})
     done = svc.wait_for_import(ctx, svc.start_import(ctx, request).id, 30)
     assert done.state == "failed" and done.result is None
-    assert done.error is not None and done.error.code == "invalid_input"
+    assert (
+        done.error is not None and done.error.code == "conflict"
+    )  # what the source holds contradicts the mapping
     assert "row 3" in done.error.message and done.error.details["errors"][0]["row"] == 3
     assert stored(ctx) == []
 

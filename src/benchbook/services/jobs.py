@@ -245,6 +245,8 @@ def _run(
             if not repo.mark_running(conn, job_id):
                 return  # cancelled while queued
         outcome = _attempt(ctx, job_id, request, file, file_name, live)
+        if own_file:  # gone before the job reads as ended: a poller never finds it left over
+            _discard(file)
         state, result, error = outcome
         counts = live.progress
         progress = (
@@ -258,11 +260,18 @@ def _run(
         log.exception("import job %s could not record its outcome", job_id)
     finally:
         _LIVE.pop(job_id, None)
-        if own_file and file is not None:  # an upload's file, or the folder a zip unpacked to
-            if file.is_dir():
-                shutil.rmtree(file, ignore_errors=True)
-            else:
-                file.unlink(missing_ok=True)
+        if own_file:
+            _discard(file)
+
+
+def _discard(file: Path | None) -> None:
+    """Remove a job's own upload: a file, or the folder a zip or several parts became."""
+    if file is None:
+        return
+    if file.is_dir():
+        shutil.rmtree(file, ignore_errors=True)
+    else:
+        file.unlink(missing_ok=True)
 
 
 def _attempt(
