@@ -85,9 +85,10 @@ def test_an_upload_equal_to_the_latest_version_is_known_before_import(
     assert svc.import_benchmark(ctx, bump, gsm8k, file_name="test.jsonl").identical_to == "1.0.0"
     other = svc.compare_with_latest(ctx, bump, "gsm8k", train, "train.first300.jsonl")
     assert other == {"latest": "1.0.0", "identical": False}
-    # read from disk (the CLI's --file) rather than uploaded: lineage differs, so not identical
+    # read from disk (the CLI's --file) rather than uploaded: an upload is recorded as --file
+    # of a file with its name, so the same lineage and the same version
     assert svc.compare_with_latest(ctx, bump, "gsm8k", gsm8k) == {
         "latest": "1.0.0",
-        "identical": False,
+        "identical": True,
     }
     assert svc.compare_with_latest(ctx, bump, "gsm8k", None) is None
