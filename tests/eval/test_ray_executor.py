@@ -247,6 +247,31 @@ def test_io_bound_cases_run_concurrency_at_once_and_declared_cpus_are_whole(
     assert run.reproducibility["ray"]["num_cpus"] == 0.25  # type: ignore[index,call-overload]
 
 
+@SQLITE_ONLY
+def test_concurrency_holds_after_the_first_results_come_back(
+    rctx: Context,  # noqa: F811
+    cluster: RayCluster,
+    tmp_path: Path,
+) -> None:
+    # Pairs of cases, concurrency 2: each case waits for its partner, so every pair must run
+    # at once, the later ones too — after the results before them came back together (the
+    # driver once counted results still being graded as slots and then ran one case at a
+    # time, or none: a run that ended with pairs never started).
+    cases = [
+        {"id": f"p{i}", "env": {"kind": "prompt"}, "task": f"meet {tmp_path / str(i // 2)} 2 15",
+         "expected": "x", "graders": [{"id": "regex", "config": {"pattern": "."}}]}
+        for i in range(8)
+    ]  # fmt: skip
+    ds.register_dataset(rctx, Dataset.model_validate({"id": "pairs", "version": "1.0.0",
+                                                       "cases": cases}))  # fmt: skip
+    harness = ray_harness(rctx, "meet_then_tell_cpus")
+    run = run_on_ray(rctx, cluster, harness, dataset="pairs", concurrency=2)
+    answers = {r.case_id: r.answer for r in all_results(rctx, run.id)}
+    assert run.status == "finished" and run.counts.done == 8, (run.status, run.counts)
+    assert sorted(answers) == [f"p{i}" for i in range(8)]
+    assert "alone" not in answers.values(), answers
+
+
 def test_a_worker_keeps_its_event_loop_from_task_to_task(tmp_path: Path) -> None:
     harness = harnesses.parse_harness(
         {"id": "loops", "version": "1.0.0", "kind": "python",

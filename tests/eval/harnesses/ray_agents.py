@@ -71,10 +71,10 @@ def write_answer_file(case: CaseInput) -> str:
 
 
 async def meet_then_tell_cpus(case: CaseInput) -> HarnessOutput:
-    """Task ``meet DIR N``: leaves a file in DIR and waits (asyncio, IO-bound) until N cases
-    have left theirs, then answers with the CPUs Ray reserved for its task; ``alone`` when
-    the others did not all come within 120 s (they never can when Ray runs fewer than N such
-    tasks at once). Any other task: just the CPUs."""
+    """Task ``meet DIR N [SECONDS]``: leaves a file in DIR and waits (asyncio, IO-bound) until
+    N cases have left theirs, then answers with the CPUs Ray reserved for its task; ``alone``
+    when the others did not all come within SECONDS (default 120; they never can when Ray runs
+    fewer than N such tasks at once). Any other task: just the CPUs."""
     import asyncio
     from pathlib import Path
 
@@ -82,9 +82,10 @@ async def meet_then_tell_cpus(case: CaseInput) -> HarnessOutput:
 
     cpus = ray.get_runtime_context().get_assigned_resources().get("CPU", 0.0)
     if case.task.startswith("meet "):
-        _, folder, count = case.task.split()
+        _, folder, count, *wait = case.task.split()
+        Path(folder).mkdir(exist_ok=True)
         (Path(folder) / case.case_id).touch()
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + float(wait[0] if wait else 120)
         while len(list(Path(folder).iterdir())) < int(count):
             if time.monotonic() > deadline:
                 return HarnessOutput(answer="alone")

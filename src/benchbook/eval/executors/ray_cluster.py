@@ -15,8 +15,8 @@ one per CPU. The environment is provisioned on the worker that runs the task.
 Results come back with ``ray.wait`` as tasks finish, in whatever order; the driver prices and
 grades each one here (gold never leaves this process) and hands it to the same writer as the
 local executor, so resume, budget, cancel and progress behave the same. At most
-``concurrency`` items are submitted and unfinished, or back but not yet queued for the writer,
-at a time; no new task is submitted once the
+``concurrency`` tasks are submitted and unfinished, and at most ``concurrency`` results are
+back but not yet queued for the writer, at a time; no new task is submitted once the
 run is cancelled or the budget is reached. Workspace graders (``command``, ``tests-pass``)
 need the workspace, which stayed on the worker: for them the driver prepares the case's
 environment again and replays the worker's snapshot on it (:func:`grade_returned`).
@@ -217,8 +217,11 @@ async def execute_ray(
 
     async def submit() -> None:
         nonlocal exhausted, outcome
-        # A result being graded or waiting for the writer's queue still holds its slot.
-        while not exhausted and len(pending) + len(grading) < ex.concurrency:
+        while not exhausted and len(pending) < ex.concurrency:
+            # At most ``concurrency`` results being graded or waiting for the writer's queue:
+            # while the writer lags, no new task starts.
+            while len(grading) >= ex.concurrency:
+                await asyncio.wait(set(grading), return_when=asyncio.FIRST_COMPLETED)
             item = next(source, None)
             if item is None:
                 exhausted = True
