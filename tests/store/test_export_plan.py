@@ -14,8 +14,11 @@ import psycopg
 from sqlalchemy import Engine, event
 
 from benchbook.contracts import Dataset
+from benchbook.datasets.identity import case_body
 from benchbook.services import datasets as svc
 from benchbook.services.context import Context
+from benchbook.services.resolve import resolve_version
+from benchbook.services.runs import iter_cases
 
 N_CASES = 3000
 
@@ -63,9 +66,7 @@ def _plan(engine: Engine, server_side: bool, sql: str, params: Any) -> str:
         raw.close()
 
 
-def test_the_export_reads_bodies_by_key_in_order_without_sorting_them(
-    ctx: Context, engine: Engine
-) -> None:
+def _register_and_analyze(ctx: Context, engine: Engine) -> None:
     cases = [{"id": f"c{i}", "env": {"kind": "prompt"}, "task": f"{i}"} for i in range(N_CASES)]
     svc.register_dataset(
         ctx, Dataset.model_validate({"id": "d", "version": "1.0.0", "cases": cases})
@@ -73,9 +74,9 @@ def test_the_export_reads_bodies_by_key_in_order_without_sorting_them(
     if engine.dialect.name == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.exec_driver_sql("ANALYZE")
-    noted = _record(engine)
-    exported = b"".join(svc.export_dataset(ctx, "d", "1.0.0"))
-    assert exported.count(b"\n") == N_CASES
+
+
+def _assert_no_sort_or_scan_of_bodies(engine: Engine, noted: list[tuple[bool, str, Any]]) -> None:
     reads = [(s, sql, p) for s, sql, p in noted if "case_bodies" in str(sql)]
     assert reads, noted
     for server_side, sql, params in reads:
@@ -84,3 +85,28 @@ def test_the_export_reads_bodies_by_key_in_order_without_sorting_them(
         assert "Sort" not in plan, plan
         assert "Seq Scan on case_bodies" not in plan, plan
         assert "SCAN cb" not in plan, plan
+
+
+def test_the_export_reads_bodies_by_key_in_order_without_sorting_them(
+    ctx: Context, engine: Engine
+) -> None:
+    _register_and_analyze(ctx, engine)
+    noted = _record(engine)
+    exported = b"".join(svc.export_dataset(ctx, "d", "1.0.0"))
+    assert exported.count(b"\n") == N_CASES
+    _assert_no_sort_or_scan_of_bodies(engine, noted)
+
+
+def test_a_runs_cases_are_read_like_the_export_without_sorting_bodies(
+    ctx: Context, engine: Engine
+) -> None:
+    _register_and_analyze(ctx, engine)
+    with engine.connect() as conn:
+        pk = resolve_version(conn, ctx.workspace, "d", "1.0.0").pk
+    exported = b"".join(svc.export_dataset(ctx, "d", "1.0.0")).splitlines()
+    noted = _record(engine)
+    with engine.connect() as conn:
+        read = [(position, case) for position, case in iter_cases(conn, pk)]
+    assert [p for p, _ in read] == list(range(N_CASES))
+    assert [case_body(c) for _, c in read] == exported
+    _assert_no_sort_or_scan_of_bodies(engine, noted)

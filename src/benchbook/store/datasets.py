@@ -6,7 +6,7 @@ arrive from an iterator and go to the database in batches; nothing holds a whole
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -285,15 +285,15 @@ def case_neighbours(
 
 
 def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> Iterator[bytes]:
-    """Every case body of a version in order, fetched in keyset chunks of ``chunk`` cases."""
-    after = -1
-    while True:
-        rows = _driver_rows(conn, _PAGE_SQL, (version_pk, after, after + chunk, chunk))
-        if not rows:
-            return
-        for _, _, body in rows:
-            yield body.encode()
-        after = rows[-1][0]
+    """Every case body (canonical JSON, UTF-8 bytes) of a version in position order, one at a
+    time: the export's read (:func:`iter_body_batches`, batches of ``chunk``), so no body is
+    sorted and one batch is in memory. Close the generator to release the statement early."""
+    batches = iter_body_batches(conn, version_pk, chunk)
+    try:
+        for batch in batches:
+            yield from batch
+    finally:
+        batches.close()
 
 
 # One statement for a whole export: the position-ordered primary key of ``version_cases`` joined to
@@ -303,7 +303,8 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
 # stored UTF-8 as bytes through ``CAST … AS BLOB`` (no decode and encode back); PostgreSQL reads
 # through a server-side cursor (planned for a fast start: the ordered nested loop, where a plain
 # query sorts every body on disk) with JIT off (past ~120k cases its cost estimate turns JIT on:
-# ~0.25 s of compiling for a plain scan).
+# ~0.25 s of compiling for a plain scan). PostgreSQL sends the ``text`` bodies in binary format,
+# which for ``text`` is the stored UTF-8 itself, loaded as ``bytes`` (no decode and encode back).
 _EXPORT_SQL = (
     "SELECT {body} FROM version_cases vc JOIN case_bodies cb ON cb.id = vc.body_id"
     " WHERE vc.version_pk = {param} ORDER BY vc.position"
@@ -312,7 +313,7 @@ _EXPORT_SQL = (
 
 def iter_body_batches(
     conn: Connection, version_pk: int, batch: int = 5000
-) -> Iterator[list[bytes]]:
+) -> Generator[list[bytes]]:
     """Every case body (canonical JSON, UTF-8 bytes) of a version in position order, in lists of
     up to ``batch`` bodies: one ``SELECT`` read with ``fetchmany`` on the DBAPI cursor (a named
     server-side cursor on PostgreSQL), so a version of any size holds one batch in memory.
@@ -321,10 +322,13 @@ def iter_body_batches(
     raw = conn.connection.driver_connection
     is_pg = conn.dialect.name == "postgresql"
     if is_pg:
+        from psycopg.types.string import ByteaBinaryLoader  # only a PostgreSQL export needs it
+
         pg = raw.cursor()  # type: ignore[union-attr]
         pg.execute("SET LOCAL jit = off")  # reverts with the transaction
         pg.close()
-        cur = raw.cursor(name="bb_export_bodies")  # type: ignore[union-attr]
+        cur = raw.cursor(name="bb_export_bodies", binary=True)  # type: ignore[union-attr]
+        cur.adapters.register_loader("text", ByteaBinaryLoader)  # this cursor only
         sql = _EXPORT_SQL.format(body="cb.body", param="%s")
     else:
         cur = raw.cursor()  # type: ignore[union-attr]
@@ -332,7 +336,7 @@ def iter_body_batches(
     try:
         cur.execute(sql, (version_pk,))
         while rows := cur.fetchmany(batch):
-            yield [b.encode() for (b,) in rows] if is_pg else [b for (b,) in rows]
+            yield [b for (b,) in rows]
     finally:
         cur.close()
 
