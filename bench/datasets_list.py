@@ -92,16 +92,29 @@ def seed(engine: Any, datasets: int, shared: int, shadowed: int) -> int:
 
 def _seed_heads(conn: Any) -> None:
     """Fill ``dataset_heads`` in bulk as ``store.dataset_heads.refresh_heads`` would per id
-    (an older tree without the table is left alone)."""
+    (an older tree without the table is left alone; one without ``search_text`` gets none)."""
     from benchbook.datasets.versions import pick_latest
     from benchbook.store import tables
 
     heads = getattr(tables, "dataset_heads", None)
     if heads is None:
         return
+    try:  # trees before the search text (migration 0013) leave the column out
+        from benchbook.store.dataset_heads import search_text
+    except ImportError:
+        search_text = None
     v = tables.dataset_versions.c
     live = conn.execute(
-        select(v.pk, v.workspace, v.dataset_id, v.version, v.case_count, v.created_at)
+        select(
+            v.pk,
+            v.workspace,
+            v.dataset_id,
+            v.version,
+            v.case_count,
+            v.created_at,
+            v.description,
+            v.tags,
+        )
         .where(v.deleted_at.is_(None))
         .order_by(v.pk)
     ).all()
@@ -117,6 +130,8 @@ def _seed_heads(conn: Any) -> None:
             "versions": len(versions), "case_count": latest.case_count,
             "updated_at": max(r.created_at for r in versions), "first_pk": versions[0].pk,
         })  # fmt: skip
+        if search_text is not None:  # no version tags here
+            out[-1]["search_text"] = search_text(dataset_id, latest.description, latest.tags, [])
     for k in range(0, len(out), 5000):
         conn.execute(insert(heads), out[k : k + 5000])
 

@@ -75,6 +75,39 @@ def test_search_is_case_insensitive_beyond_ascii_and_matches_one_tag_at_a_time(
     assert svc.list_datasets(ctx, search="%").total == 0  # LIKE wildcards are literal
 
 
+def test_search_follows_the_latest_description_and_the_live_version_tags(ctx: Context) -> None:
+    """The folded search text kept on the id's head row follows every write that changes it."""
+
+    def found(needle: str) -> list[str]:
+        return [s.id for s in svc.list_datasets(ctx, search=needle).items]
+
+    svc.register_dataset(ctx, _dataset("ds", "1.0.0"))
+    svc.register_dataset(ctx, _dataset("ds", "1.1.0"))
+    svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["Golden"])
+    assert found("gOLD") == ["ds"]
+    svc.set_dataset_version_tags(ctx, "ds", "1.1.0", ["Golden"])  # moves to the sibling
+    assert found("golden") == ["ds"]
+    svc.set_dataset_version_tags(ctx, "ds", "1.1.0", [])
+    assert found("golden") == []
+    svc.set_dataset_version_tags(ctx, "ds", "1.0.0", ["kept"])
+    payload = {"id": "ds", "version": "2.0.0", "description": "Fresh", "cases": []}
+    svc.register_dataset(ctx, Dataset.model_validate(payload))
+    assert found("fresh") == found("kept") == ["ds"]
+    svc.delete_dataset_versions(ctx, "ds", ["2.0.0", "1.0.0"])  # its tag goes with it
+    assert found("fresh") == found("kept") == []
+    assert found("ds") == ["ds"]
+
+
+def test_a_needle_holding_the_field_separator_never_matches_across_fields(
+    ctx: Context,
+) -> None:
+    payload = {"id": "ab", "version": "1.0.0", "description": "cd", "tags": ["ef"]}
+    svc.register_dataset(ctx, Dataset.model_validate(payload))
+    for needle in ("ab\x1fcd", "b\x1fc", "cd\x1fef"):
+        assert svc.list_datasets(ctx, search=needle).total == 0, needle
+    assert svc.list_datasets(ctx, search="cd").total == 1
+
+
 def test_a_page_beyond_the_end_keeps_the_totals(ctx: Context) -> None:
     for name in ("a", "b"):
         svc.register_dataset(ctx, _dataset(name, "1.0.0"))

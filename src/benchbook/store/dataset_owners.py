@@ -29,6 +29,7 @@ from sqlalchemy import (
     true,
 )
 
+from benchbook.store.dataset_heads import SEARCH_SEPARATOR
 from benchbook.store.datasets import VersionRow, version_row
 from benchbook.store.tables import SHARED_WORKSPACE, dataset_heads, dataset_versions
 from benchbook.store.tag_search import (
@@ -80,11 +81,20 @@ class HeadPage:
 
 
 def _matches(conn: Connection, needle: str) -> ColumnElement[bool]:
-    """Case-insensitive substring of the id, the latest version's description or one of its
-    content tags (a JSON list: matched tag by tag, never across two), a version tag of the id,
-    or a tag of one of the latest version's cases (``store.tag_search``)."""
+    """Case-insensitive substring (``str.lower`` on both sides) of the id, the latest version's
+    description or one of its content tags (a JSON list: matched tag by tag, never across two),
+    a version tag of a live version of the id — all four in the head's ``search_text``
+    (``store.dataset_heads``) — or a tag of one of the latest version's cases
+    (``store.tag_search``). A needle holding the text's field separator is matched field by
+    field on the latest version's row instead (the caller joins it: :func:`_needs_version_row`),
+    so it can never match across two fields either."""
     escaped = needle.lower().replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     pattern = f"%{escaped}%"
+    if not _needs_version_row(needle):
+        return or_(
+            _H.search_text.like(pattern, escape="\\"),
+            case_tag_matches(conn, _H.latest_pk, pattern),
+        )
     if conn.dialect.name == "postgresql":
         tag = func.json_array_elements_text(cast(_V.tags, JSON)).table_valued("value")
     else:
@@ -96,6 +106,12 @@ def _matches(conn: Connection, needle: str) -> ColumnElement[bool]:
         version_tag_matches(conn, _H.workspace, _H.dataset_id, pattern),
         case_tag_matches(conn, _H.latest_pk, pattern),
     )
+
+
+def _needs_version_row(needle: str) -> bool:
+    """Whether a search for ``needle`` reads the latest version rows (it holds the separator
+    of ``search_text``: never in an id, hardly ever typed)."""
+    return SEARCH_SEPARATOR in needle
 
 
 def _order(conn: Connection, c: Any, sort: str) -> list[Any]:
@@ -134,8 +150,10 @@ def list_heads(
         listed = listed.where(_H.workspace == workspace)
     elif owner == "shared":
         listed = listed.where(_H.workspace != workspace)
-    if search:  # only a search opens the latest versions' rows for the whole listing
-        listed = listed.join(dataset_versions, _V.pk == _H.latest_pk).where(_matches(conn, search))
+    if search and _needs_version_row(search):
+        listed = listed.join(dataset_versions, _V.pk == _H.latest_pk)
+    if search:
+        listed = listed.where(_matches(conn, search))
     heads = listed.cte("heads")
     totals = select(
         func.count().label("total"),

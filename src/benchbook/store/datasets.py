@@ -16,7 +16,7 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
-from benchbook.store.dataset_heads import refresh_heads_of
+from benchbook.store.dataset_heads import refresh_heads, refresh_heads_of
 from benchbook.store.tables import (
     case_bodies,
     dataset_versions,
@@ -480,7 +480,8 @@ def resolve_tag(conn: Connection, workspace: str, dataset_id: str, tag: str) -> 
 def replace_tags(
     conn: Connection, workspace: str, dataset_id: str, version_pk: int, tags: list[str], actor: str
 ) -> None:
-    """Make ``tags`` exactly the tags of the version, moving any tag held by a sibling."""
+    """Make ``tags`` exactly the tags of the version, moving any tag held by a sibling; the
+    id's ``dataset_heads`` row follows."""
     t = version_tags.c
     conn.execute(
         delete(version_tags).where(
@@ -505,3 +506,4 @@ def replace_tags(
                 for tag in tags
             ],
         )
+    refresh_heads(conn, [(workspace, dataset_id)])  # the head's search text holds version tags

@@ -121,6 +121,9 @@ dataset_heads = Table(
     Column("case_count", Integer, nullable=False),  # the latest version's
     Column("updated_at", UTCDateTime(), nullable=False),  # newest live created_at
     Column("first_pk", BigInteger().with_variant(Integer, "sqlite"), nullable=False),
+    # What the list's search matches, folded (``str.lower``) and joined by ``\x1f``: the id, the
+    # latest's description and content tags, every live version's tags (migration 0013).
+    Column("search_text", Text, nullable=False),
 )
 
 version_cases = Table(
