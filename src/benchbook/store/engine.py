@@ -180,7 +180,12 @@ def _migrate(engine: Engine) -> None:
 
     command.upgrade(alembic_config(engine), "head")
     with engine.begin() as conn:
-        have = set(conn.scalars(select(workspaces.c.id)))
-        for ws, name in ((DEFAULT_WORKSPACE, "Default"), (SHARED_WORKSPACE, "Shared")):
-            if ws not in have:
-                conn.execute(insert(workspaces).values(id=ws, name=name, created_at=utcnow()))
+        seed_workspaces(conn)
+
+
+def seed_workspaces(conn: Connection) -> None:
+    """Insert the built-in workspaces ``default`` and ``_shared`` where they are missing."""
+    have = set(conn.scalars(select(workspaces.c.id)))
+    for ws, name in ((DEFAULT_WORKSPACE, "Default"), (SHARED_WORKSPACE, "Shared")):
+        if ws not in have:
+            conn.execute(insert(workspaces).values(id=ws, name=name, created_at=utcnow()))
