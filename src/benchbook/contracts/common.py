@@ -13,7 +13,17 @@ from pydantic_core import PydanticCustomError
 
 #: Strict models: unknown fields are errors, so a typo never silently drops data. NaN and
 #: infinities are errors too: JSON has no such numbers and the canonical body would hold null.
-STRICT = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, allow_inf_nan=False)
+STRICT = ConfigDict(
+    extra="forbid",
+    frozen=False,
+    str_strip_whitespace=False,
+    allow_inf_nan=False,
+    defer_build=True,
+)
+#: Models are built (core schema, validator, serializer) on first use, not at import: a
+#: process pays only for the models it uses (``benchbook import`` uses a handful of ~100).
+#: Every contract model carries it, through ``STRICT`` or this config alone.
+LAZY = ConfigDict(defer_build=True)
 
 RESOURCE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 #: Versions are stored (and keyed) in 128 characters; SemVer itself has no length limit.
