@@ -158,3 +158,18 @@ def test_a_sqlite_import_loads_no_postgresql_dialect_and_builds_only_used_models
     }
     assert built & unused == set()
     assert "benchbook.contracts.imports.ImportResult" in built  # used: the printed outcome
+
+
+def test_json_output_imports_no_rich(tmp_path: Path) -> None:
+    """``benchbook datasets list --json`` (the docs tests spawn ~300 such processes) prints
+    through orjson: neither ``console`` nor ``escape`` imported by a command module loads rich."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+    probe = [sys.executable, "-c", PROBE, "datasets", "list", "--json"]
+    subprocess.run(probe, capture_output=True, check=True, env=env)  # migrates
+    out = subprocess.run(probe, capture_output=True, text=True, check=True, env=env).stdout
+    listing, modules = out.rsplit("MODULES ", 1)
+    assert '"items": []' in listing
+    assert "benchbook.cli.datasets" in modules.split()
+    assert [m for m in modules.split() if m.split(".")[0] == "rich"] == []
+    plain = subprocess.run(probe[:-1], capture_output=True, text=True, check=True, env=env)
+    assert "rich.console" in plain.stdout.rsplit("MODULES ", 1)[1].split()  # the table
