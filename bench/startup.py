@@ -95,7 +95,7 @@ def _free_port() -> int:
         return port
 
 
-def _wait_for(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
+def _wait_for(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 300.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
