@@ -6,6 +6,8 @@ does: ``from benchbook.cli import app; app()``):
 - **interpreter** (the anchor): ``python -c pass``;
 - ``benchbook --version`` and ``benchbook --help``: target ≤ 0.25 s;
 - **10k import, CLI**: ``benchbook import gsm8k --file F --id …`` into SQLite, a fresh process;
+- ``benchbook datasets list --json`` right after it (the start-up of an everyday command, as the
+  docs tests spawn ~300 of them; the list holds one dataset per round so far);
 - **10k import, server**: the same file posted to ``POST /api/benchmarks/import`` (multipart) of
   a uvicorn server started once beforehand (its own SQLite database); target: CLI ≤ 2× server.
 
@@ -93,7 +95,7 @@ def _free_port() -> int:
         return port
 
 
-def _wait_for(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 60.0) -> None:
+def _wait_for(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 300.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -147,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
                     cmd = [sys.executable, "-c", CLI, "import", "gsm8k", "--file", str(file)]
                     cmd += ["--id", f"cli-{n}"]
                     record(f"import {opts.rows:,} CLI [{tree}]", partial(_timed_process, cmd, env))
+                    cmd = [sys.executable, "-c", CLI, "datasets", "list", "--json"]
+                    record(f"datasets list [{tree}]", partial(_timed_process, cmd, env))
                 file = _salted(base, tmp / f"http-{n}.jsonl", f"http-{n}")
                 record(f"import {opts.rows:,} server", partial(_post, api, file, f"http-{n}"))
         finally:

@@ -102,3 +102,74 @@ def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
     assert '"gsm8k"' in listing
     assert "benchbook.cli.imports" in modules.split()
     assert "benchbook.cli.runs" not in modules.split()
+
+
+#: A fresh process imports a file the way a user does and reports what it loaded and which
+#: contract models it built (pydantic models are built on first use: ``contracts.common.LAZY``).
+IMPORT_PROBE = """
+import sys
+import pydantic
+from benchbook.cli import app
+try:
+    app(sys.argv[1:], prog_name="benchbook")
+except SystemExit:
+    pass
+built = sorted(
+    f"{c.__module__}.{c.__qualname__}"
+    for m in list(sys.modules.values())
+    if getattr(m, "__name__", "").startswith("benchbook.contracts")
+    for c in vars(m).values()
+    if isinstance(c, type) and issubclass(c, pydantic.BaseModel) and c.__pydantic_complete__
+)
+print("MODULES", " ".join(sorted(sys.modules)))
+print("BUILT", " ".join(built))
+"""
+
+
+def test_a_sqlite_import_loads_no_postgresql_dialect_and_builds_only_used_models(
+    tmp_path: Path,
+) -> None:
+    """``benchbook import`` into a migrated SQLite database: the PostgreSQL dialect (~0.06 s)
+    is not imported and contract models the import never validates (pages, diffs, accounts)
+    are not built. (A first run migrates with Alembic, which loads every dialect.)"""
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text('{"question": "1+1?", "answer": "so #### 2"}\n')
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path / "home"), "DATABASE_URL": ""}
+    first = ["import", "gsm8k", "--file", str(rows), "--id", "first"]
+    subprocess.run([sys.executable, "-c", PROBE, *first], capture_output=True, check=True, env=env)
+    args = ["import", "gsm8k", "--file", str(rows), "--id", "probe", "--json"]
+    out = subprocess.run(
+        [sys.executable, "-c", IMPORT_PROBE, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    assert '"created": true' in out
+    modules = set(out.split("MODULES ", 1)[1].split("\n", 1)[0].split())
+    built = set(out.split("BUILT ", 1)[1].split())
+    assert "sqlalchemy" in modules
+    assert {m for m in modules if m.startswith("sqlalchemy.dialects.postgresql")} == set()
+    unused = {
+        "benchbook.contracts.registry.DatasetPage",
+        "benchbook.contracts.registry.ActivityPage",
+        "benchbook.contracts.diff.DatasetDiff",
+        "benchbook.contracts.accounts.User",
+    }
+    assert built & unused == set()
+    assert "benchbook.contracts.imports.ImportResult" in built  # used: the printed outcome
+
+
+def test_json_output_imports_no_rich(tmp_path: Path) -> None:
+    """``benchbook datasets list --json`` (the docs tests spawn ~300 such processes) prints
+    through orjson: neither ``console`` nor ``escape`` imported by a command module loads rich."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+    probe = [sys.executable, "-c", PROBE, "datasets", "list", "--json"]
+    subprocess.run(probe, capture_output=True, check=True, env=env)  # migrates
+    out = subprocess.run(probe, capture_output=True, text=True, check=True, env=env).stdout
+    listing, modules = out.rsplit("MODULES ", 1)
+    assert '"items": []' in listing
+    assert "benchbook.cli.datasets" in modules.split()
+    assert [m for m in modules.split() if m.split(".")[0] == "rich"] == []
+    plain = subprocess.run(probe[:-1], capture_output=True, text=True, check=True, env=env)
+    assert "rich.console" in plain.stdout.rsplit("MODULES ", 1)[1].split()  # the table

@@ -7,7 +7,6 @@ workspace named by ``--workspace`` (default ``default``).
 from __future__ import annotations
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -15,6 +14,7 @@ from benchbook.cli.app import (
     cell,
     console,
     emit_json,
+    escape,
     handle_errors,
     local_context,
     make_table,

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from difflib import get_close_matches
 from functools import cache, wraps
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 
 import orjson
 import typer
@@ -37,9 +37,6 @@ if TYPE_CHECKING:
     from rich.text import Text
 
     from benchbook.services.context import Context
-
-    console: Console
-    err_console: Console
 
 
 class LazyCommand(NamedTuple):
@@ -177,12 +174,33 @@ def _make_console(stderr: bool) -> Console:
     return Console(emoji=False)
 
 
-def __getattr__(name: str) -> Any:
-    """``console`` (stdout) and ``err_console`` (stderr), made on first use: importing rich
-    costs ~0.1 s that ``--help`` and ``--version`` do not pay."""
-    if name not in ("console", "err_console"):
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return _make_console(name == "err_console")
+class _LazyConsole:
+    """Stands for the rich ``Console`` of stdout or stderr, made on first attribute access:
+    importing rich (~0.1 s) is paid only by a command that prints through it, not by
+    ``--help``, ``--version`` or ``--json`` output. Pass :func:`real_console` to rich objects
+    that take a ``console=``."""
+
+    def __init__(self, stderr: bool) -> None:
+        self._stderr = stderr
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_make_console(self._stderr), name)
+
+
+def real_console(stderr: bool = False) -> Console:
+    """The rich Console that ``console`` (or ``err_console``) stands for."""
+    return _make_console(stderr)
+
+
+def escape(text: str) -> str:
+    """``rich.markup.escape``: ``text`` with its ``[`` markup escaped (rich imported on use)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+console = cast("Console", _LazyConsole(stderr=False))
+err_console = cast("Console", _LazyConsole(stderr=True))
 
 
 F = TypeVar("F", bound=Callable[..., Any])

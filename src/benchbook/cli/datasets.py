@@ -10,7 +10,6 @@ from typing import Any
 
 import typer
 from pydantic import JsonValue
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -19,6 +18,7 @@ from benchbook.cli.app import (
     console,
     count,
     emit_json,
+    escape,
     handle_errors,
     local_context,
     make_table,

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -15,12 +14,14 @@ from benchbook.cli.app import (
     console,
     emit_json,
     err_console,
+    escape,
     handle_errors,
     id_column,
     local_context,
     make_table,
     print_outcome,
     read_json_file,
+    real_console,
     shorten,
 )
 from benchbook.contracts.imports import ImportProgress
@@ -120,7 +121,7 @@ def _run_import(ctx: Context, request: Any, file: Path | None, progress_bar: boo
         TextColumn("rows"),
         TimeElapsedColumn(),
     )
-    with Progress(*columns, console=console, transient=True) as bar:
+    with Progress(*columns, console=real_console(), transient=True) as bar:
         task = bar.add_task("import", total=None)
 
         def report(p: ImportProgress) -> None:

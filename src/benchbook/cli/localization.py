@@ -12,7 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -21,6 +20,7 @@ from benchbook.cli.app import (
     console,
     emit_json,
     err_console,
+    escape,
     handle_errors,
     local_context,
     make_table,

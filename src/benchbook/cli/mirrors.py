@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -14,6 +13,7 @@ from benchbook.cli.app import (
     console,
     count,
     emit_json,
+    escape,
     handle_errors,
     local_context,
     make_table,

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -13,6 +12,7 @@ from benchbook.cli.app import (
     cell,
     console,
     emit_json,
+    escape,
     handle_errors,
     local_context,
     make_table,

@@ -12,7 +12,6 @@ from typing import Any, cast
 
 import orjson
 import typer
-from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -30,10 +29,12 @@ from benchbook.cli.app import (
     console,
     count,
     emit_json,
+    escape,
     handle_errors,
     id_column,
     local_context,
     make_table,
+    real_console,
 )
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
@@ -77,7 +78,7 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
         TimeElapsedColumn(),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=console, transient=True, disable=quiet) as bar:
+    with Progress(*columns, console=real_console(), transient=True, disable=quiet) as bar:
         done0 = run.counts.done + run.counts.not_run
         task = bar.add_task(run.id, total=total, completed=done0, rate="", cost="")
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import anyio
 import typer
-from rich.markup import escape
 
-from benchbook.cli.app import JSON_OPTION, app, console, emit_json, handle_errors
+from benchbook.cli.app import JSON_OPTION, app, console, emit_json, escape, handle_errors
 from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
 from benchbook.services.context import open_engine
 from benchbook.settings import get_settings

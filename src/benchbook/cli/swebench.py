@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.markup import escape
 
 from benchbook.cli.app import (
     JSON_OPTION,
@@ -18,6 +17,7 @@ from benchbook.cli.app import (
     console,
     emit_json,
     err_console,
+    escape,
     handle_errors,
     local_context,
     read_json_file,

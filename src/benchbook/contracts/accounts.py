@@ -11,6 +11,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from benchbook.contracts.common import LAZY
+
 Role = Literal["viewer", "member", "admin"]
 """A member's role in one workspace (SPEC C)."""
 
@@ -24,6 +26,8 @@ SecretScope = Literal["user", "workspace"]
 class User(BaseModel):
     """A person who can log in. ``installation_admin`` may publish into ``_shared``."""
 
+    model_config = LAZY
+
     id: str
     email: str
     display_name: str
@@ -34,6 +38,8 @@ class User(BaseModel):
 class Workspace(BaseModel):
     """A tenant: its datasets, comments, secrets and members are private to it."""
 
+    model_config = LAZY
+
     id: str
     name: str
     created_at: datetime
@@ -41,6 +47,8 @@ class Workspace(BaseModel):
 
 class Member(BaseModel):
     """One user's membership in one workspace."""
+
+    model_config = LAZY
 
     workspace: str
     user_id: str
@@ -52,6 +60,8 @@ class Member(BaseModel):
 
 class ApiKeyInfo(BaseModel):
     """A stored API key without its secret part; ``prefix`` is the key's first characters."""
+
+    model_config = LAZY
 
     id: str
     name: str
@@ -68,12 +78,16 @@ class ApiKeyInfo(BaseModel):
 class CreatedApiKey(BaseModel):
     """A new key: ``key`` (``bb_…``) is shown this once and never stored in plain text."""
 
+    model_config = LAZY
+
     key: str
     info: ApiKeyInfo
 
 
 class SecretInfo(BaseModel):
     """A stored secret's name and scope. The value is write-only and never returned."""
+
+    model_config = LAZY
 
     name: str
     scope: SecretScope

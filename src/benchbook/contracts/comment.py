@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from benchbook.contracts.common import LAZY
+
 ResourceType = Literal["dataset", "recipe", "run", "scorecard"]
 """The kinds of resource that take comments."""
 
@@ -22,6 +24,8 @@ class Comment(BaseModel):
     """``body`` is 1–10,000 characters after trim; ``parent_id`` names the comment replied to,
     which lives on the same resource. Comments are private to ``workspace`` and listed oldest
     first."""
+
+    model_config = LAZY
 
     id: int
     workspace: str

@@ -13,7 +13,22 @@ from pydantic_core import PydanticCustomError
 
 #: Strict models: unknown fields are errors, so a typo never silently drops data. NaN and
 #: infinities are errors too: JSON has no such numbers and the canonical body would hold null.
-STRICT = ConfigDict(extra="forbid", frozen=False, str_strip_whitespace=False, allow_inf_nan=False)
+STRICT = ConfigDict(
+    extra="forbid",
+    frozen=False,
+    str_strip_whitespace=False,
+    allow_inf_nan=False,
+    defer_build=True,
+)
+#: Models are built (core schema, validator, serializer) on first use, not at import: a
+#: process pays only for the models it uses (``benchbook import`` uses a handful of ~100).
+#: Every contract model carries it, through ``STRICT`` or this config alone.
+LAZY = ConfigDict(defer_build=True)
+#: ``STRICT`` built at class creation, for the request bodies FastAPI takes as route parameters
+#: (``Recipe``, ``StartRunRequest``, ``ReportRunRequest``): a deferred model there makes
+#: FastAPI's OpenAPI generation warn (pydantic ``UnsupportedFieldAttributeWarning`` on the
+#: parameter's alias). ``Recipe`` is built at import by the catalog anyway.
+STRICT_EAGER = ConfigDict(**{**STRICT, "defer_build": False})
 
 RESOURCE_ID_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}")
 #: Versions are stored (and keyed) in 128 characters; SemVer itself has no length limit.

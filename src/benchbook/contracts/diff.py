@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field, JsonValue
 
+from benchbook.contracts.common import LAZY
+
 
 class FieldChange(BaseModel):
     """One changed field: ``field`` is a dotted name (``expected``, ``metadata.level``)."""
+
+    model_config = LAZY
 
     field: str
     before: JsonValue = None
@@ -16,6 +20,8 @@ class FieldChange(BaseModel):
 class CaseRef(BaseModel):
     """An added or removed case, identified by id with its task text."""
 
+    model_config = LAZY
+
     id: str
     task: str
 
@@ -23,12 +29,16 @@ class CaseRef(BaseModel):
 class ChangedCase(BaseModel):
     """A case present in both versions whose content differs."""
 
+    model_config = LAZY
+
     id: str
     changes: list[FieldChange]
 
 
 class DiffSummary(BaseModel):
     """Counts of added, removed, changed and unchanged cases."""
+
+    model_config = LAZY
 
     added: int
     removed: int
@@ -42,6 +52,8 @@ class DatasetDiff(BaseModel):
     ``meta`` covers description, tags and produced_by; every case field and metadata key is
     compared; key order never counts.
     """
+
+    model_config = LAZY
 
     id: str
     base: str

@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from benchbook.contracts.common import (
+    LAZY,
     STRICT,
     JsonBool,
     JsonPositiveInt,
@@ -78,6 +79,8 @@ class CatalogMatch(BaseModel):
     sampled rows build with its mapping. Importing with ``benchmark`` set to it applies its
     ``mapping``, ``graders`` (ids), lineage and answer extraction."""
 
+    model_config = LAZY
+
     benchmark: str
     description: str | None = None
     columns: list[str]
@@ -99,6 +102,8 @@ class PreviewResult(BaseModel):
     extension and split words) and ``grader_guess`` the graders the built answers suggest
     (``numeric`` for numbers, else ``answer-match``).
     """
+
+    model_config = LAZY
 
     fields: list[str]
     rows: list[dict[str, JsonValue]]
@@ -124,6 +129,8 @@ class ImportProgress(BaseModel):
     at the same commit.
     """
 
+    model_config = LAZY
+
     rows_read: int
     cases_built: int
     total: int | None = None
@@ -140,6 +147,8 @@ class ImportResult(BaseModel):
     happened.
     """
 
+    model_config = LAZY
+
     workspace: str
     id: str
     version: str
@@ -153,6 +162,8 @@ class ImportResult(BaseModel):
 
 class BenchmarkInfo(BaseModel):
     """A catalog entry as listed by ``list_benchmarks`` (SPEC F)."""
+
+    model_config = LAZY
 
     id: str
     version: str

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from benchbook.contracts.common import LAZY
 from benchbook.contracts.imports import ImportProgress, ImportResult
 from benchbook.contracts.registry import ValidationIssue
 
@@ -16,6 +17,8 @@ FINISHED_STATES: frozenset[str] = frozenset({"succeeded", "failed", "cancelled"}
 
 class JobError(BaseModel):
     """Why a job failed or stopped: the same ``{code, message, details}`` envelope as HTTP."""
+
+    model_config = LAZY
 
     code: str
     message: str
@@ -31,6 +34,8 @@ class ImportJob(BaseModel):
     succeeded; ``error`` once failed or cancelled (code ``cancelled``). ``request`` is the
     import request as JSON without inline ``text``; ``file_name`` names an uploaded file.
     """
+
+    model_config = LAZY
 
     id: str
     workspace: str
@@ -51,6 +56,8 @@ class ImportJob(BaseModel):
 class RecipeRegisterResult(BaseModel):
     """Outcome of ``register_recipe``: ``created`` is False for an identical re-register."""
 
+    model_config = LAZY
+
     workspace: str
     id: str
     version: str
@@ -62,6 +69,8 @@ class RecipeValidationReport(BaseModel):
     """Dry-run outcome of ``validate_recipe``: schema errors by path, existing versions, and
     whether registering would be a no-op (``identical``) or a conflict."""
 
+    model_config = LAZY
+
     ok: bool
     errors: list[ValidationIssue] = Field(default_factory=list)
     existing_versions: list[str] = Field(default_factory=list)
@@ -72,6 +81,8 @@ class RecipeValidationReport(BaseModel):
 
 class RecipeSummary(BaseModel):
     """One row of ``list_recipes``: an id with its owner (own workspace or ``_shared``)."""
+
+    model_config = LAZY
 
     workspace: str
     id: str

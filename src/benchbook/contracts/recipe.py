@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 from benchbook.contracts.common import (
     PY_SPACE_CHARS,
     STRICT,
+    STRICT_EAGER,
     HfDatasetId,
     HttpUrl,
     JsonBool,
@@ -131,7 +132,7 @@ class GraderTemplate(BaseModel):
 class Recipe(BaseModel):
     """An adapter spec: source + mapping + grader templates + provenance. Immutable, versioned."""
 
-    model_config = STRICT
+    model_config = STRICT_EAGER
     id: ResourceId
     version: SemVerStr = "1.0.0"
     description: str | None = None

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from benchbook.contracts.common import LAZY
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.provenance import Provenance
 
@@ -14,6 +15,8 @@ from benchbook.contracts.provenance import Provenance
 class RegisterResult(BaseModel):
     """Outcome of ``register_dataset``: ``created`` is False for an identical re-register;
     ``revived`` is True when identical content brought a tombstoned version back."""
+
+    model_config = LAZY
 
     workspace: str
     id: str
@@ -27,12 +30,16 @@ class RegisterResult(BaseModel):
 class ValidationIssue(BaseModel):
     """One problem at a JSON path such as ``cases.3.env.kind``."""
 
+    model_config = LAZY
+
     path: str
     message: str
 
 
 class ValidationReport(BaseModel):
     """Dry-run outcome of ``validate_dataset``."""
+
+    model_config = LAZY
 
     ok: bool
     errors: list[ValidationIssue] = Field(default_factory=list)
@@ -45,6 +52,8 @@ class ValidationReport(BaseModel):
 
 class VersionInfo(BaseModel):
     """A live version's metadata."""
+
+    model_config = LAZY
 
     workspace: str
     id: str
@@ -63,6 +72,8 @@ class VersionInfo(BaseModel):
 class DatasetSummary(BaseModel):
     """One row of ``list_datasets``: an id with its owner and latest version."""
 
+    model_config = LAZY
+
     workspace: str
     id: str
     shared: bool
@@ -80,6 +91,8 @@ class DatasetSummary(BaseModel):
 class DatasetPage(BaseModel):
     """A page of ``list_datasets`` with totals over the whole filtered listing."""
 
+    model_config = LAZY
+
     items: list[DatasetSummary]
     total: int
     total_cases: int = 0
@@ -94,6 +107,8 @@ class DatasetView(BaseModel):
     ``next_after`` is the cursor for the next page (pass it as ``after``), None at the end.
     """
 
+    model_config = LAZY
+
     version: VersionInfo
     cases: list[Case]
     next_after: int | None = None
@@ -102,6 +117,8 @@ class DatasetView(BaseModel):
 class DeleteResult(BaseModel):
     """The versions tombstoned by a delete."""
 
+    model_config = LAZY
+
     workspace: str
     id: str
     deleted: list[str]
@@ -109,6 +126,8 @@ class DeleteResult(BaseModel):
 
 class ActivityItem(BaseModel):
     """One entry of a dataset's timeline."""
+
+    model_config = LAZY
 
     kind: Literal["registered", "deleted", "revived", "tagged", "comment", "run"]
     actor: str
@@ -119,6 +138,8 @@ class ActivityItem(BaseModel):
 
 class ActivityPage(BaseModel):
     """Timeline newest first; ``next_before`` pages further back."""
+
+    model_config = LAZY
 
     items: list[ActivityItem]
     next_before: int | None = None

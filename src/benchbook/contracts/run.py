@@ -24,6 +24,7 @@ from pydantic import (
 from benchbook.contracts.common import (
     JSON_INT,
     STRICT,
+    STRICT_EAGER,
     CaseId,
     IdRef,
     JsonBool,
@@ -301,7 +302,7 @@ class StartRunRequest(BaseModel):
     default ``latest``). ``graders`` replace each case's own graders when given.
     """
 
-    model_config = STRICT
+    model_config = STRICT_EAGER
     dataset: IdRef
     harness: IdRef
     graders: list[RunGrader] | None = None
@@ -369,7 +370,7 @@ class ReportRunRequest(BaseModel):
     case's own graders when given. ``results`` holds each (case, sample) once.
     """
 
-    model_config = STRICT
+    model_config = STRICT_EAGER
     dataset: IdRef
     harness: PinnedRef
     graders: list[RunGrader] | None = None

@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 from sqlalchemy import ColumnElement, Connection, exists, func, literal, select
-from sqlalchemy.dialects.postgresql import JSONB
 
 from benchbook.store.tables import case_bodies, dataset_versions, version_cases, version_tags
 
@@ -72,6 +71,8 @@ def case_tag_matches(conn: Connection, version_pk: Any, pattern: str) -> ColumnE
     ``\\`` escapes): the body's text first, then its ``tags`` one by one."""
     b, vc = case_bodies.c, version_cases.c
     if conn.dialect.name == "postgresql":
+        from sqlalchemy.dialects.postgresql import JSONB  # loaded with the dialect; not on SQLite
+
         tags = func.jsonb_extract_path(b.body.cast(JSONB), literal("tags"))
         tag = func.jsonb_array_elements_text(tags).table_valued("value")
     else:
