@@ -2,26 +2,19 @@
 
 Every setting can be given as an environment variable with the ``BENCHBOOK_`` prefix
 (``BENCHBOOK_HOME``), except ``DATABASE_URL``, ``HF_TOKEN`` and ``HF_ENDPOINT`` which keep
-their conventional names (the prefixed names work too; the conventional one wins). Names are
-matched in any case. Keyword arguments win over the environment.
-
-Read here rather than with pydantic-settings, which every ``benchbook`` command would import
-(~0.08 s with its providers) for these flat string-valued fields.
+their conventional names.
 """
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
-
-ENV_PREFIX = "BENCHBOOK_"
+from pydantic import AliasChoices, Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class Settings(BaseModel):
+class Settings(BaseSettings):
     """Runtime configuration.
 
     Attributes:
@@ -71,7 +64,7 @@ class Settings(BaseModel):
             never wait (WAL).
     """
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, validate_default=True)
+    model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
 
     home: Path = Field(default=Path("benchbook-data"))
     database_url: str | None = Field(
@@ -110,16 +103,6 @@ class Settings(BaseModel):
     contextbench_scorer_cmd: str | None = None
     swebench_python: str | None = None
 
-    def __init__(self, **values: Any) -> None:
-        """``values`` (by field name or alias) over the environment (:func:`environment`).
-
-        Raises:
-            pydantic.ValidationError: a value (given or from the environment) is invalid.
-        """
-        given = {name.lower() for name in values}
-        env = {k: v for k, v in environment().items() if not given & _names(k)}
-        super().__init__(**env, **values)
-
     @model_validator(mode="after")
     def _renew_within_lease(self) -> Settings:
         if self.run_lease_renew_s >= self.run_lease_s:
@@ -134,36 +117,6 @@ class Settings(BaseModel):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.home / 'benchbook.db').resolve()}"
-
-
-def _names(field: str) -> set[str]:
-    """The lower-cased names a field is given by: its own and its aliases."""
-    alias = Settings.model_fields[field].validation_alias
-    choices = alias.choices if isinstance(alias, AliasChoices) else []
-    return {field} | {str(choice).lower() for choice in choices}
-
-
-def _env_names(field: str) -> list[str]:
-    """The environment variables of a field, lower-cased, first found wins: its aliases in
-    order when it has any (``DATABASE_URL``, ``BENCHBOOK_DATABASE_URL``), else the prefixed
-    field name."""
-    alias = Settings.model_fields[field].validation_alias
-    if isinstance(alias, AliasChoices):
-        return [str(choice).lower() for choice in alias.choices]
-    return [f"{ENV_PREFIX}{field}".lower()]
-
-
-def environment() -> dict[str, str]:
-    """``{field name: raw string}`` of every setting found in ``os.environ`` (names in any
-    case; an empty value counts as given). Other variables are ignored."""
-    env = {name.lower(): value for name, value in os.environ.items()}
-    found = {}
-    for field in Settings.model_fields:
-        for name in _env_names(field):
-            if name in env:
-                found[field] = env[name]
-                break
-    return found
 
 
 @lru_cache(maxsize=1)
