@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
+from benchbook.contracts import SourceRef
 from benchbook.contracts.imports import ImportProgress
-from benchbook.datasets.sources.base import RowSource
 from benchbook.errors import InvalidInput
 from benchbook.store.datasets import CaseRow
 
@@ -16,7 +17,16 @@ PROGRESS_INTERVAL_S = 0.25
 Progress = Callable[[ImportProgress], None]
 
 
-def no_rows(source: RowSource) -> InvalidInput:
+class CountedSource(Protocol):
+    """What progress reads of a source: its lineage and row count when known (a
+    :class:`RowSource`, or the :class:`~benchbook.datasets.row_worker.CaseRowWorker` that reads
+    it in a second process); an optional ``read_fraction()`` and ``notes`` are used when there."""
+
+    ref: SourceRef
+    total: int | None
+
+
+def no_rows(source: CountedSource) -> InvalidInput:
     """The error for a source that yielded no rows: an import never registers an empty version
     (``register_dataset`` with an explicit empty ``cases`` list still may)."""
     ref = source.ref
@@ -28,7 +38,7 @@ def no_rows(source: RowSource) -> InvalidInput:
     )
 
 
-def read_fraction(source: RowSource, rows_read: int) -> float | None:
+def read_fraction(source: CountedSource, rows_read: int) -> float | None:
     """The share of ``source`` read so far, 0.0 to 1.0: the source's own ``read_fraction()``
     (bytes of a JSONL or CSV file, ``datasets/sources/files.py``) when it has one and knows,
     else ``rows_read`` of ``source.total`` when that is known, else None."""
@@ -40,7 +50,7 @@ def read_fraction(source: RowSource, rows_read: int) -> float | None:
     return min(1.0, rows_read / total) if total else None
 
 
-def source_notes(source: RowSource) -> list[str]:
+def source_notes(source: CountedSource) -> list[str]:
     """How the source was read when not the plain way (a Hugging Face fallback), in order."""
     return list(getattr(source, "notes", None) or [])
 
@@ -51,7 +61,7 @@ class ImportCounter:
     passed; and once more when the stream ends (fraction 1.0), still inside the transaction, so
     a progress callback that raises (a cancelled job) stores nothing."""
 
-    def __init__(self, progress: Progress | None, source: RowSource) -> None:
+    def __init__(self, progress: Progress | None, source: CountedSource) -> None:
         self.progress, self.source = progress, source
         self.rows = self.cases = 0
         self.finished = False

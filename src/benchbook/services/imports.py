@@ -12,7 +12,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -31,6 +31,7 @@ from benchbook.datasets.identity import dataset_meta, version_hash
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
 from benchbook.datasets.recognize import dataset_id_from_name, guess_graders, match_catalog
+from benchbook.datasets.row_worker import CaseRowWorker, worker_fits
 from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import Row, RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
@@ -370,11 +371,16 @@ def import_benchmark(
     with source_content(), _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
         meta = _meta(plan, dataset_id, version, source, request.limit)
-        counter = ImportCounter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
-        stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
-        with CaseRowSpool() as spool:
+        with ExitStack() as stack, CaseRowSpool() as spool:
+            if isinstance(source, FileSource) and worker_fits(source):  # a second process builds
+                worker = stack.enter_context(CaseRowWorker(source, builder, request.limit))
+                counter = ImportCounter(progress, worker)
+                stream = worker.rows(counter.on_row, numbers)
+            else:
+                counter = ImportCounter(progress, source)
+                stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
             result = store_version(
