@@ -1,11 +1,10 @@
-"""Imports of a large local file build their rows in a second process (issue 15 item 2) and store
-what the one-process path stores: the same content hash and bodies; bad rows, duplicate ids and a
-cancel still name their lines or roll back, leaving nothing stored. SQLite and PostgreSQL."""
+"""Imports that build their rows in a second process (``row_worker=True``, what a CLI import of
+a large local file does, issue 15 item 2) store what the one-process path stores: the same
+content hash and bodies; bad rows, duplicate ids and a cancel still name their lines or roll
+back, leaving nothing stored. SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
-import os
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,8 +14,6 @@ import pytest
 from sqlalchemy import func, select
 
 from benchbook.contracts.imports import ImportProgress
-from benchbook.datasets.row_worker import worker_fits
-from benchbook.datasets.sources.files import FileSource
 from benchbook.errors import Cancelled, InvalidInput
 from benchbook.services import datasets as ds
 from benchbook.services import imports as svc
@@ -26,10 +23,6 @@ from benchbook.store.tables import case_bodies
 PAD = "x" * 420
 ROWS = 4500
 
-pytestmark = pytest.mark.skipif(
-    len(os.sched_getaffinity(0)) < 2, reason="the worker needs two usable CPUs"
-)
-
 
 def _file(tmp_path: Path, name: str = "rows.jsonl", **changed: dict[str, Any]) -> Path:
     rows = [{"id": f"c{i}", "q": f"question {i} {PAD}"} for i in range(ROWS)]
@@ -37,18 +30,19 @@ def _file(tmp_path: Path, name: str = "rows.jsonl", **changed: dict[str, Any]) -
         rows[int(index.removeprefix("line")) - 1] = row
     path = tmp_path / name
     path.write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in rows))
-    assert worker_fits(FileSource(path))  # this test process has one thread: the worker builds
     return path
 
 
-def _import(ctx: Context, path: Path, progress: Any = None, shared: bool = False) -> Any:
+def _import(
+    ctx: Context, path: Path, progress: Any = None, shared: bool = False, worker: bool = True
+) -> Any:
     spec = {
         "id": "rows",
         "source": {"kind": "file"},
         "mapping": {"task_field": "q", "id_field": "id"},
     }
     request = svc.parse_import_request({"spec": spec, "shared": shared})
-    return svc.import_benchmark(ctx, request, path, progress=progress)
+    return svc.import_benchmark(ctx, request, path, progress=progress, row_worker=worker)
 
 
 def _nothing_stored(ctx: Context) -> bool:
@@ -63,15 +57,7 @@ def test_the_worker_stores_what_the_one_process_path_stores(
     path = _file(tmp_path)
     seen: list[ImportProgress] = []
     built = _import(ctx, path, progress=seen.append)
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()  # a second thread: this import builds in-process
-    try:
-        assert not worker_fits(FileSource(path))
-        here = _import(ctx, path, shared=True)  # the same id and version, in _shared
-    finally:
-        stop.set()
-        other.join()
+    here = _import(ctx, path, shared=True, worker=False)  # the same id and version, in _shared
     assert built.cases == here.cases == ROWS and built.content_hash == here.content_hash
     with ctx.engine.connect() as conn:  # every body was found stored: none twice
         assert conn.execute(select(func.count()).select_from(case_bodies)).scalar_one() == ROWS

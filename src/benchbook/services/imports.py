@@ -337,6 +337,7 @@ def import_benchmark(
     file: Path | None = None,
     progress: Progress | None = None,
     file_name: str | None = None,
+    row_worker: bool | None = None,
 ) -> ImportResult:
     """Import a benchmark source as a dataset version (SPEC E.5).
 
@@ -347,6 +348,11 @@ def import_benchmark(
             of that name records it (``source.kind`` ``file``), so the content hash is the same.
         progress: called with rows read / cases built every 1000 rows or 0.25 s and once at the
             end, inside the transaction: raising (``Cancelled``) rolls the import back.
+        row_worker: build a local file's rows in a second process while this one writes
+            (``datasets/row_worker.py``): None decides by ``worker_fits`` (a file of 1 MiB or
+            more, a single-threaded process, 2+ CPUs); True for any local file (the caller
+            knows no thread of its process holds a lock the forked child could need); False
+            never. The stored version is the same either way.
 
     Returns:
         ``{workspace, id, version, cases, created, identical_to}``; ``created`` is False when the
@@ -374,7 +380,9 @@ def import_benchmark(
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
         with ExitStack() as stack, CaseRowSpool() as spool:
-            if isinstance(source, FileSource) and worker_fits(source):  # a second process builds
+            if row_worker is None:
+                row_worker = worker_fits(source)
+            if row_worker and isinstance(source, FileSource):  # a second process builds
                 worker = stack.enter_context(CaseRowWorker(source, builder, request.limit))
                 counter = ImportCounter(progress, worker)
                 stream = worker.rows(counter.on_row, numbers)
