@@ -98,16 +98,16 @@ def test_a_large_local_file_in_a_single_threaded_process_is_built_by_the_worker(
         other.join()
 
 
-@pytest.mark.parametrize("limit", [None, 4321])
+@pytest.mark.parametrize("limit", [None, 2 * CHUNK_ROWS + 34])
 def test_the_worker_yields_the_rows_numbers_and_progress_of_case_rows(
     no_child_left: Callable[[], bool], tmp_path: Path, limit: int | None
 ) -> None:
-    lines = [_line(i) for i in range(2 * CHUNK_ROWS + 777)]
+    lines = [_line(i) for i in range(5 * CHUNK_ROWS + 777)]
     lines[5:5] = [b"", b"   "]  # blank lines: numbers are physical lines
     path = _write(tmp_path / "rows.jsonl", lines)
     here, there = _in_process(path, limit), _in_worker(path, limit)
     assert there["error"] is None
-    assert there["rows"] == here["rows"] and len(here["rows"]) == (limit or 2 * CHUNK_ROWS + 777)
+    assert there["rows"] == here["rows"] and len(here["rows"]) == (limit or 5 * CHUNK_ROWS + 777)
     assert there["numbers"] == here["numbers"] and here["numbers"][5] == 8
     assert there["calls"] == _reported(here["calls"])
     assert no_child_left()

@@ -4,11 +4,16 @@ import streams, the read notes of a source, and the error for a source without r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableSequence
+from contextlib import ExitStack
 from typing import Protocol
 
 from benchbook.contracts import SourceRef
 from benchbook.contracts.imports import ImportProgress
+from benchbook.datasets.mapping import CaseBuilder, case_rows
+from benchbook.datasets.row_worker import CaseRowWorker, worker_fits
+from benchbook.datasets.sources.base import RowSource
+from benchbook.datasets.sources.files import FileSource
 from benchbook.errors import InvalidInput
 from benchbook.store.datasets import CaseRow
 
@@ -97,3 +102,27 @@ class ImportCounter:
             raise no_rows(self.source)
         self.finished = True
         self.report()
+
+
+def counted_rows(
+    stack: ExitStack,
+    source: RowSource,
+    builder: CaseBuilder,
+    limit: int | None,
+    progress: Progress | None,
+    numbers: MutableSequence[int],
+    row_worker: bool | None = None,
+) -> tuple[ImportCounter, Iterator[CaseRow]]:
+    """The counter and the case-row stream of an import (``case_rows`` with the counter's
+    ``on_row`` and ``numbers``). With ``row_worker`` (None: ``worker_fits`` decides — a local
+    file of 1 MiB or more, a single-threaded process, 2+ CPUs), a local file's rows are built
+    in a forked second process (``datasets/row_worker.py``) that ``stack`` stops on exit; True
+    only where no other thread of the process can hold a lock the child would need."""
+    if row_worker is None:
+        row_worker = worker_fits(source)
+    if row_worker and isinstance(source, FileSource):
+        worker = stack.enter_context(CaseRowWorker(source, builder, limit))
+        counter = ImportCounter(progress, worker)
+        return counter, worker.rows(counter.on_row, numbers)
+    counter = ImportCounter(progress, source)
+    return counter, case_rows(source.rows(), builder, limit, counter.on_row, numbers)

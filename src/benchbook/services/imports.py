@@ -31,7 +31,6 @@ from benchbook.datasets.identity import dataset_meta, version_hash
 from benchbook.datasets.mapping import CaseBuilder, CaseHook, RowError, case_row, case_rows
 from benchbook.datasets.preview import describe_mapping, guess_mapping, union_fields
 from benchbook.datasets.recognize import dataset_id_from_name, guess_graders, match_catalog
-from benchbook.datasets.row_worker import CaseRowWorker, worker_fits
 from benchbook.datasets.sources import json_docs
 from benchbook.datasets.sources.base import Row, RowSource
 from benchbook.datasets.sources.files import FileSource, guess_format
@@ -43,7 +42,7 @@ from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
-from benchbook.services.import_progress import ImportCounter, Progress, no_rows
+from benchbook.services.import_progress import Progress, counted_rows, no_rows
 from benchbook.services.import_progress import source_notes as source_notes
 from benchbook.services.import_versions import plan_version as plan_version
 from benchbook.services.import_versions import target_version, version_description
@@ -348,11 +347,8 @@ def import_benchmark(
             of that name records it (``source.kind`` ``file``), so the content hash is the same.
         progress: called with rows read / cases built every 1000 rows or 0.25 s and once at the
             end, inside the transaction: raising (``Cancelled``) rolls the import back.
-        row_worker: build a local file's rows in a second process while this one writes
-            (``datasets/row_worker.py``): None decides by ``worker_fits`` (a file of 1 MiB or
-            more, a single-threaded process, 2+ CPUs); True for any local file (the caller
-            knows no thread of its process holds a lock the forked child could need); False
-            never. The stored version is the same either way.
+        row_worker: build a local file's rows in a second process (see ``counted_rows``);
+            None decides, True/False force it. The stored version is the same either way.
 
     Returns:
         ``{workspace, id, version, cases, created, identical_to}``; ``created`` is False when the
@@ -380,15 +376,9 @@ def import_benchmark(
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
         with ExitStack() as stack, CaseRowSpool() as spool:
-            if row_worker is None:
-                row_worker = worker_fits(source)
-            if row_worker and isinstance(source, FileSource):  # a second process builds
-                worker = stack.enter_context(CaseRowWorker(source, builder, request.limit))
-                counter = ImportCounter(progress, worker)
-                stream = worker.rows(counter.on_row, numbers)
-            else:
-                counter = ImportCounter(progress, source)
-                stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
+            counter, stream = counted_rows(
+                stack, source, builder, request.limit, progress, numbers, row_worker
+            )
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
             result = store_version(
