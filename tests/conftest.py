@@ -11,7 +11,7 @@ import importlib
 import os
 import shutil
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -222,3 +222,18 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
 
     config.option.loadscopereorder = False
     return HeavyFirst(config, log)
+
+
+def _no_child_left() -> bool:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return True
+    return False
+
+
+@pytest.fixture
+def no_child_left() -> Callable[[], bool]:
+    """A check: True when this process has no child process left, running or unreaped (the
+    import's row worker is stopped and reaped however its stream ends)."""
+    return _no_child_left

@@ -1,6 +1,8 @@
 """Content-addressed bodies under integer ids (migrations 0004, 0005): one body per hash, hashes
 sharing a prefix keep both, concurrent PostgreSQL imports neither wait on each other nor store a
-shared body twice, and existing data survives the migrations both ways."""
+shared body twice, and existing data survives the migrations both ways. At the writers' real batch
+sizes (issue 15 item 2), batches mixing new, stored and repeated bodies link every case to the one
+body of its hash, and a failure after written batches rolls back to the stored data untouched."""
 
 from __future__ import annotations
 
@@ -19,9 +21,9 @@ from benchbook.datasets.identity import dataset_meta, sha256_hex
 from benchbook.services import datasets as svc
 from benchbook.services.context import Context
 from benchbook.store import datasets as repo
-from benchbook.store.case_writes import PG_BATCH_ROWS, CaseRow
+from benchbook.store.case_writes import BATCH_ROWS, PG_BATCH_ROWS, CaseRow
 from benchbook.store.engine import alembic_config, make_engine, migrate
-from benchbook.store.tables import case_bodies, version_cases
+from benchbook.store.tables import case_bodies, dataset_versions, version_cases
 
 
 def _version(conn: object, version: str) -> int:
@@ -36,6 +38,11 @@ def _version(conn: object, version: str) -> int:
         produced_by=None,
         created_by="t",
     )
+
+
+def _numbered(case_id: str, n: int) -> CaseRow:
+    body = orjson.dumps({"n": n})
+    return case_id, body, sha256_hex(body)
 
 
 def _hashes_in_order(conn: Connection, version_pk: int) -> list[str]:
@@ -85,14 +92,10 @@ def test_batches_mixing_stored_and_new_bodies_link_every_case_to_its_one_body(
 
     monkeypatch.setattr(case_writes, "BATCH_ROWS", 3)
 
-    def row(case_id: str, n: int) -> CaseRow:
-        body = orjson.dumps({"n": n})
-        return case_id, body, sha256_hex(body)
-
-    first = [row(f"a{n}", n) for n in range(5)]
+    first = [_numbered(f"a{n}", n) for n in range(5)]
     # batches of 3: all new | one stored among new | all new again | stored twice, repeated
     numbers = [10, 11, 12, 1, 13, 14, 15, 16, 17, 3, 3, 18]
-    second = [row(f"b{i}", n) for i, n in enumerate(numbers)]
+    second = [_numbered(f"b{i}", n) for i, n in enumerate(numbers)]
     with engine.begin() as conn:
         pk = _version(conn, "1.0.0")
         list(repo.write_cases(conn, pk, iter(first)))
@@ -313,3 +316,76 @@ def test_two_postgresql_imports_sharing_a_new_body_store_it_once(
         assert conn.scalar(select(func.count()).select_from(case_bodies)) == len(rows_a) + 49
     _read_back(ctx, "a", rows_a)
     _read_back(ctx, "b", rows_b)
+
+
+def _links(conn: Connection, pk: int) -> list[tuple[str, int]]:
+    """``(case_id, n of its body)`` in position order."""
+    rows = conn.execute(
+        select(version_cases.c.case_id, case_bodies.c.body)
+        .join(case_bodies, case_bodies.c.id == version_cases.c.body_id)
+        .where(version_cases.c.version_pk == pk)
+        .order_by(version_cases.c.position)
+    )
+    return [(case_id, orjson.loads(body)["n"]) for case_id, body in rows]
+
+
+def _count(conn: Connection, table: object) -> int:
+    return int(conn.scalar(select(func.count()).select_from(table)))  # type: ignore[arg-type]
+
+
+def _numbers(backend: str) -> list[int]:
+    """Body numbers of a second version, by writer batch: all new but stored ones and a repeat |
+    half stored, half new | all new again | all stored."""
+    size = PG_BATCH_ROWS if backend == "postgresql" else BATCH_ROWS
+    first = [100_000 + i for i in range(size)]
+    first[7], first[size // 2], first[-1] = 3, 5, first[0]
+    second = [i if i % 2 else 200_000 + i for i in range(size)]
+    third = [300_000 + i for i in range(size)]
+    return first + second + third + list(range(size // 3))
+
+
+def test_batches_mixing_new_stored_and_repeated_bodies_link_each_case_to_its_one_body(
+    backend: str, engine: Engine
+) -> None:
+    size = PG_BATCH_ROWS if backend == "postgresql" else BATCH_ROWS
+    stored = [_numbered(f"a{n}", n) for n in range(size)]
+    numbers = _numbers(backend)
+    second = [_numbered(f"b{i}", n) for i, n in enumerate(numbers)]
+    with engine.begin() as conn:
+        pk = _version(conn, "1.0.0")
+        list(repo.write_cases(conn, pk, iter(stored)))
+        pk2 = _version(conn, "2.0.0")
+        assert list(repo.write_cases(conn, pk2, iter(second))) == [h for _, _, h in second]
+    with engine.connect() as conn:
+        assert _links(conn, pk2) == [(f"b{i}", n) for i, n in enumerate(numbers)]
+        assert _count(conn, case_bodies) == len(set(numbers) | set(range(size)))
+        before, after = repo.body_index(conn, pk), repo.body_index(conn, pk2)
+    assert after["b7"][1] == before["a3"][1] and after[f"b{size + 1}"][1] == before["a1"][1]
+    assert after[f"b{size - 1}"][1] == after["b0"][1]
+
+
+def _failing_after(rows: list[CaseRow], n: int) -> Iterator[CaseRow]:
+    for i, row in enumerate(rows):
+        if i == n:
+            raise RuntimeError("the source broke")
+        yield row
+
+
+def test_a_failure_after_written_batches_rolls_back_to_the_stored_data(
+    backend: str, engine: Engine
+) -> None:
+    size = PG_BATCH_ROWS if backend == "postgresql" else BATCH_ROWS
+    stored = [_numbered(f"a{n}", n) for n in range(50)]
+    with engine.begin() as conn:
+        pk = _version(conn, "1.0.0")
+        list(repo.write_cases(conn, pk, iter(stored)))
+    with engine.connect() as conn:
+        bodies_before = conn.execute(select(case_bodies).order_by(case_bodies.c.id)).all()
+    rows = [_numbered(f"b{i}", i) for i in range(3 * size)]  # 50 of them stored already
+    with pytest.raises(RuntimeError, match="the source broke"), engine.begin() as conn:
+        pk2 = _version(conn, "2.0.0")
+        list(repo.write_cases(conn, pk2, _failing_after(rows, 2 * size + 7)))
+    with engine.connect() as conn:
+        assert conn.execute(select(case_bodies).order_by(case_bodies.c.id)).all() == bodies_before
+        assert _count(conn, version_cases) == 50 and _count(conn, dataset_versions) == 1
+        assert _links(conn, pk) == [(f"a{n}", n) for n in range(50)]

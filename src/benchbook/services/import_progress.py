@@ -4,10 +4,16 @@ import streams, the read notes of a source, and the error for a source without r
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, MutableSequence
+from contextlib import ExitStack
+from typing import Protocol
 
+from benchbook.contracts import SourceRef
 from benchbook.contracts.imports import ImportProgress
+from benchbook.datasets.mapping import CaseBuilder, case_rows
+from benchbook.datasets.row_worker import CaseRowWorker, worker_fits
 from benchbook.datasets.sources.base import RowSource
+from benchbook.datasets.sources.files import FileSource
 from benchbook.errors import InvalidInput
 from benchbook.store.datasets import CaseRow
 
@@ -16,7 +22,16 @@ PROGRESS_INTERVAL_S = 0.25
 Progress = Callable[[ImportProgress], None]
 
 
-def no_rows(source: RowSource) -> InvalidInput:
+class CountedSource(Protocol):
+    """What progress reads of a source: its lineage and row count when known (a
+    :class:`RowSource`, or the :class:`~benchbook.datasets.row_worker.CaseRowWorker` that reads
+    it in a second process); an optional ``read_fraction()`` and ``notes`` are used when there."""
+
+    ref: SourceRef
+    total: int | None
+
+
+def no_rows(source: CountedSource) -> InvalidInput:
     """The error for a source that yielded no rows: an import never registers an empty version
     (``register_dataset`` with an explicit empty ``cases`` list still may)."""
     ref = source.ref
@@ -28,7 +43,7 @@ def no_rows(source: RowSource) -> InvalidInput:
     )
 
 
-def read_fraction(source: RowSource, rows_read: int) -> float | None:
+def read_fraction(source: CountedSource, rows_read: int) -> float | None:
     """The share of ``source`` read so far, 0.0 to 1.0: the source's own ``read_fraction()``
     (bytes of a JSONL or CSV file, ``datasets/sources/files.py``) when it has one and knows,
     else ``rows_read`` of ``source.total`` when that is known, else None."""
@@ -40,7 +55,7 @@ def read_fraction(source: RowSource, rows_read: int) -> float | None:
     return min(1.0, rows_read / total) if total else None
 
 
-def source_notes(source: RowSource) -> list[str]:
+def source_notes(source: CountedSource) -> list[str]:
     """How the source was read when not the plain way (a Hugging Face fallback), in order."""
     return list(getattr(source, "notes", None) or [])
 
@@ -51,7 +66,7 @@ class ImportCounter:
     passed; and once more when the stream ends (fraction 1.0), still inside the transaction, so
     a progress callback that raises (a cancelled job) stores nothing."""
 
-    def __init__(self, progress: Progress | None, source: RowSource) -> None:
+    def __init__(self, progress: Progress | None, source: CountedSource) -> None:
         self.progress, self.source = progress, source
         self.rows = self.cases = 0
         self.finished = False
@@ -87,3 +102,27 @@ class ImportCounter:
             raise no_rows(self.source)
         self.finished = True
         self.report()
+
+
+def counted_rows(
+    stack: ExitStack,
+    source: RowSource,
+    builder: CaseBuilder,
+    limit: int | None,
+    progress: Progress | None,
+    numbers: MutableSequence[int],
+    row_worker: bool | None = None,
+) -> tuple[ImportCounter, Iterator[CaseRow]]:
+    """The counter and the case-row stream of an import (``case_rows`` with the counter's
+    ``on_row`` and ``numbers``). With ``row_worker`` (None: ``worker_fits`` decides — a local
+    file of 1 MiB or more, a single-threaded process, 2+ CPUs), a local file's rows are built
+    in a forked second process (``datasets/row_worker.py``) that ``stack`` stops on exit; True
+    only where no other thread of the process can hold a lock the child would need."""
+    if row_worker is None:
+        row_worker = worker_fits(source)
+    if row_worker and isinstance(source, FileSource):
+        worker = stack.enter_context(CaseRowWorker(source, builder, limit))
+        counter = ImportCounter(progress, worker)
+        return counter, worker.rows(counter.on_row, numbers)
+    counter = ImportCounter(progress, source)
+    return counter, case_rows(source.rows(), builder, limit, counter.on_row, numbers)

@@ -12,7 +12,7 @@ import os
 import tempfile
 from array import array
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -42,7 +42,7 @@ from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
-from benchbook.services.import_progress import ImportCounter, Progress, no_rows
+from benchbook.services.import_progress import Progress, counted_rows, no_rows
 from benchbook.services.import_progress import source_notes as source_notes
 from benchbook.services.import_versions import plan_version as plan_version
 from benchbook.services.import_versions import target_version, version_description
@@ -336,6 +336,7 @@ def import_benchmark(
     file: Path | None = None,
     progress: Progress | None = None,
     file_name: str | None = None,
+    row_worker: bool | None = None,
 ) -> ImportResult:
     """Import a benchmark source as a dataset version (SPEC E.5).
 
@@ -346,6 +347,8 @@ def import_benchmark(
             of that name records it (``source.kind`` ``file``), so the content hash is the same.
         progress: called with rows read / cases built every 1000 rows or 0.25 s and once at the
             end, inside the transaction: raising (``Cancelled``) rolls the import back.
+        row_worker: build a local file's rows in a second process (see ``counted_rows``);
+            None decides, True/False force it. The stored version is the same either way.
 
     Returns:
         ``{workspace, id, version, cases, created, identical_to}``; ``created`` is False when the
@@ -370,11 +373,12 @@ def import_benchmark(
     with source_content(), _local_file(request, file, file_name) as (path, name):
         source = open_source(ctx, plan, path, name)
         meta = _meta(plan, dataset_id, version, source, request.limit)
-        counter = ImportCounter(progress, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
-        stream = case_rows(source.rows(), builder, request.limit, counter.on_row, numbers)
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
-        with CaseRowSpool() as spool:
+        with ExitStack() as stack, CaseRowSpool() as spool:
+            counter, stream = counted_rows(
+                stack, source, builder, request.limit, progress, numbers, row_worker
+            )
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
             result = store_version(

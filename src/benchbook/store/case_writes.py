@@ -9,11 +9,13 @@ than one batch.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from sqlalchemy import Connection
 
 BATCH_ROWS = 2000
-#: Rows per PostgreSQL ``COPY`` + merge: larger batches amortize the per-statement round trips.
+#: Rows per PostgreSQL batch (body insert, look-up, links ``COPY``): larger batches amortize the
+#: per-statement round trips.
 PG_BATCH_ROWS = BATCH_ROWS * 5
 
 #: One case ready to store: (case_id, canonical JSON body, sha256 hex of the body).
@@ -29,11 +31,11 @@ def write_cases(conn: Connection, version_pk: int, rows: Iterable[CaseRow]) -> I
     batch held only new bodies, as in a first import — inserts all of them with ``ON CONFLICT
     (hash) DO NOTHING`` and looks up only when some were stored already. SQLite writes with batched
     ``executemany`` on the driver cursor (the transaction already holds the database write lock,
-    so lookup-then-insert cannot race) and a larger page cache for the load. PostgreSQL ``COPY``s
-    each batch into a staging table and inserts its new bodies with ``ON CONFLICT (hash) DO
-    NOTHING``: concurrent imports run side by side and one waits on another only for a body that
-    the other inserted and has not committed yet. At most one batch (:data:`BATCH_ROWS`;
-    :data:`PG_BATCH_ROWS` on PostgreSQL) is held in memory.
+    so lookup-then-insert cannot race) and a larger page cache for the load. PostgreSQL does the
+    same with a staging table (``COPY``, then one ``INSERT … ON CONFLICT (hash) DO NOTHING``)
+    and ``COPY``s the links: concurrent imports run side by side and one waits on another only
+    for a body that the other inserted and has not committed yet. At most one batch
+    (:data:`BATCH_ROWS`; :data:`PG_BATCH_ROWS` on PostgreSQL) is held in memory.
 
     Errors: a database error propagates (PostgreSQL may abort one of two imports that insert
     the same new bodies in crossed order across batches with a deadlock error); nothing of the
@@ -145,55 +147,82 @@ class _SqliteWriter:
         self.cur.close()
 
 
-# New bodies in hash order, so two imports inserting the same new bodies in one batch wait on
-# each other instead of deadlocking; NOT EXISTS skips known bodies without burning ids.
-_PG_MERGE_BODIES = (
-    "INSERT INTO case_bodies (hash, body)"
-    " SELECT DISTINCT ON (s.hash) s.hash, s.body FROM bb_stage_cases s"
-    " WHERE NOT EXISTS (SELECT 1 FROM case_bodies c WHERE c.hash = s.hash)"
-    " ORDER BY s.hash ON CONFLICT (hash) DO NOTHING"
+# New bodies go in hash order (the client sorts them), so two imports inserting the same new
+# bodies in one batch wait on each other instead of deadlocking. The look-up probes the hash index
+# once per hash: ``OFFSET 0`` keeps the subquery correlated, so the planner cannot turn it into a
+# hash join that scans every stored body per batch (it did with the join it replaces, costing wide
+# body rows by their pages: ~10 s of a 100k import).
+_PG_STAGE = (
+    "CREATE TEMP TABLE IF NOT EXISTS bb_stage_bodies (hash text, body text) ON COMMIT DELETE ROWS"
 )
-_PG_LINK_CASES = (
-    "INSERT INTO version_cases (version_pk, position, case_id, body_id)"
-    " SELECT %s, s.position, s.case_id, c.id FROM bb_stage_cases s"
-    " JOIN case_bodies c ON c.hash = s.hash"
+_PG_INSERT_BODIES = (
+    "INSERT INTO case_bodies (hash, body) SELECT s.hash, s.body FROM bb_stage_bodies s"
+    " ON CONFLICT (hash) DO NOTHING RETURNING hash, id"
+)
+_PG_KNOWN_BODIES = (
+    "SELECT u.hash, c.id FROM unnest(%b::text[]) AS u(hash)"
+    " CROSS JOIN LATERAL (SELECT id FROM case_bodies c WHERE c.hash = u.hash OFFSET 0) c"
 )
 
 
 class _PgWriter:
-    """COPY each batch into a temp staging table, insert the bodies not stored yet, then link the
-    version's rows to body ids with one join. A body another open transaction has just inserted
-    makes the insert wait for that transaction; once it commits, the link statement (a fresh
-    READ COMMITTED snapshot) sees its row. No lock is held across the whole import."""
+    """Per batch, like the SQLite writer: either (while the previous batch held only new bodies,
+    as in a first import) ``COPY`` its distinct bodies in hash order into a temp staging table
+    and insert them all with ``ON CONFLICT (hash) DO NOTHING`` (their ids come back; ids drawn
+    for bodies found stored stay unused, and only then are those looked up and later batches
+    look up first), or look the batch's hashes up first and stage and insert only the others.
+    Then ``COPY`` the version's ``(position, case_id, body_id)`` rows. A body another open
+    transaction has just inserted makes the insert wait for that transaction; once it commits,
+    the look-up (a fresh READ COMMITTED snapshot) sees its row. No lock is held across the
+    whole import."""
 
     def __init__(self, conn: Connection, version_pk: int) -> None:
         self.raw = conn.connection.driver_connection
         self.pk = version_pk
         self.pos = 0
+        self.buffer: list[tuple[str, bytes, str]] = []
+        self.expect_new = True
         with self.raw.cursor() as cur:  # type: ignore[union-attr]
-            cur.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS bb_stage_cases (position integer,"
-                " case_id text, hash text, body text) ON COMMIT DELETE ROWS"
-            )
-        self.buffer: list[tuple[int, str, str, str]] = []
+            cur.execute(_PG_STAGE)
 
     def add(self, case_id: str, body: bytes, case_hash: str) -> None:
-        self.buffer.append((self.pos, case_id, case_hash, body.decode()))
-        self.pos += 1
+        self.buffer.append((case_id, body, case_hash))
         if len(self.buffer) >= PG_BATCH_ROWS:
             self.flush()
 
     def flush(self) -> None:
-        if not self.buffer:
+        batch = self.buffer
+        if not batch:
             return
+        bodies = {h: body for _, body, h in batch}
         with self.raw.cursor() as cur:  # type: ignore[union-attr]
-            with cur.copy("COPY bb_stage_cases (position, case_id, hash, body) FROM STDIN") as cp:
-                for row in self.buffer:
-                    cp.write_row(row)
-            cur.execute(_PG_MERGE_BODIES)
-            cur.execute(_PG_LINK_CASES, (self.pk,))
-            cur.execute("TRUNCATE bb_stage_cases")
-        self.buffer.clear()
+            ids: dict[str, int] = {}
+            if not self.expect_new:
+                ids = self._known(cur, list(bodies))
+                self.expect_new = not ids
+            new = sorted(h for h in bodies if h not in ids)
+            if new:
+                with cur.copy("COPY bb_stage_bodies (hash, body) FROM STDIN") as cp:
+                    for h in new:
+                        cp.write_row((h, bodies[h].decode()))
+                inserted = dict(cur.execute(_PG_INSERT_BODIES).fetchall())
+                cur.execute("TRUNCATE bb_stage_bodies")
+                ids.update(inserted)
+                if len(inserted) < len(new):  # stored already, or by an import just committed
+                    ids.update(self._known(cur, [h for h in new if h not in inserted]))
+                    self.expect_new = False
+            pk, pos = self.pk, self.pos
+            copy = "COPY version_cases (version_pk, position, case_id, body_id) FROM STDIN"
+            with cur.copy(copy) as cp:
+                for i, (case_id, _, h) in enumerate(batch):
+                    cp.write_row((pk, pos + i, case_id, ids[h]))
+        self.pos = pos + len(batch)
+        batch.clear()
+
+    @staticmethod
+    def _known(cur: Any, hashes: list[str]) -> dict[str, int]:
+        """``{hash: id}`` of the stored bodies among ``hashes``."""
+        return dict(cur.execute(_PG_KNOWN_BODIES, (hashes,)).fetchall())
 
     def close(self) -> None:
         """Nothing to release: the staging table empties at commit."""
