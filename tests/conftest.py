@@ -200,9 +200,54 @@ HEAVY_FIRST = (
 SPLIT_PER_TEST = HEAVY_FIRST[:3]
 
 
+# --- which tests run on PostgreSQL too ------------------------------------------------------
+
+#: Where every backend-parametrized test runs on both backends: the layers that write and read
+#: SQL (store, services, dataset building, localization, evaluation). Above them, the
+#: transports (HTTP API, CLI, Python client, MCP, web, docs) are one service core seen through
+#: another door: their tests run on SQLite, the embedded default, and on PostgreSQL only in
+#: modules marked ``both_backends`` (schemathesis's stateful fuzzing, streaming export, import
+#: jobs, data fidelity, the CLI import, one page walk in Chromium over a PostgreSQL server).
+#: ``BENCHBOOK_TEST_BACKENDS=all`` runs every transport test on both.
+BOTH_BACKENDS_UNDER = (
+    "tests/store/",
+    "tests/services/",
+    "tests/datasets/",
+    "tests/localization/",
+    "tests/eval/",
+)
+ALL_BACKENDS = os.environ.get("BENCHBOOK_TEST_BACKENDS", "").lower() == "all"
+BACKEND_PARAMS = ("backend", "web_database")
+
+
+def on_postgresql(item: pytest.Item) -> bool:
+    """Whether ``item`` is the PostgreSQL variant of a backend-parametrized test."""
+    params = getattr(item, "callspec", None)
+    return params is not None and any(
+        params.params.get(name) == "postgresql" for name in BACKEND_PARAMS
+    )
+
+
+def transport_only_on_sqlite(item: pytest.Item) -> bool:
+    """Whether the policy of :data:`BOTH_BACKENDS_UNDER` leaves ``item`` out: a PostgreSQL
+    variant in a transport module not marked ``both_backends``."""
+    return (
+        not ALL_BACKENDS
+        and on_postgresql(item)
+        and not item.nodeid.startswith(BOTH_BACKENDS_UNDER)
+        and item.get_closest_marker("both_backends") is None
+    )
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """The files of :data:`HEAVY_FIRST` first, in its order (a stable sort: the rest keep
-    their collection order; so does every file's own order)."""
+    """Deselect what :func:`transport_only_on_sqlite` leaves out (pytest reports them as
+    deselected), then order the files of :data:`HEAVY_FIRST` first, in its order (a stable
+    sort: the rest keep their collection order; so does every file's own order)."""
+    dropped = [item for item in items if transport_only_on_sqlite(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        gone = set(map(id, dropped))
+        items[:] = [item for item in items if id(item) not in gone]
     rank = {name: i for i, name in enumerate(HEAVY_FIRST)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))
 

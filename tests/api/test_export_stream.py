@@ -19,6 +19,8 @@ from benchbook.services.context import Context
 from benchbook.settings import Settings
 from tests.mcp.live import live_server
 
+pytestmark = pytest.mark.both_backends
+
 # ~1 KB bodies: 700 of them span several 256 KiB chunks of the HTTP export.
 N_CASES = 700
 FILLER = 'Sums of ünïcode, "quotes", back\\slashes and\nnew lines; ' * 16

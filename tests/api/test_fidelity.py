@@ -17,6 +17,8 @@ from benchbook.services.keys import create_api_key
 from benchbook.settings import Settings
 from tests.mcp.live import live_server, mcp_http
 
+pytestmark = pytest.mark.both_backends
+
 DIGITS = "123456789012345678901234567890"
 ROWS = '[{"id":"a","question":"q","answer":' + DIGITS + "}]"
 SPEC = {

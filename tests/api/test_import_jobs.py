@@ -22,6 +22,8 @@ from tests.hfserver.catalog import GSM8K_ID, PAGED_ID
 from tests.hfserver.server import HfServer
 from tests.services.test_jobs import held_page, hf_settings
 
+pytestmark = pytest.mark.both_backends
+
 FINISHED = ("succeeded", "failed", "cancelled")
 PAGED_RECIPE = {
     "id": "paged",

@@ -41,6 +41,8 @@ from benchbook.services.keys import create_api_key
 from benchbook.settings import Settings
 from tests.api.people import register
 
+pytestmark = pytest.mark.both_backends
+
 MAX_EXAMPLES = int(os.environ.get("BENCHBOOK_SCHEMATHESIS_EXAMPLES", "10"))
 """Generated requests per operation and phase. The issue's bar is 100
 (``BENCHBOOK_SCHEMATHESIS_EXAMPLES=100``); the suite runs 10 to stay within its time budget

@@ -13,6 +13,8 @@ from typer.testing import CliRunner
 from benchbook.cli import app
 from benchbook.settings import get_settings
 
+pytestmark = pytest.mark.both_backends
+
 runner = CliRunner()
 
 

@@ -22,7 +22,7 @@ from benchbook.store.engine import make_engine
 from tests.conftest import import_or_need
 from tests.web.conftest import Server, log_in, shot
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.both_backends]
 axe_sync = import_or_need("axe_playwright_python.sync_playwright")
 
 SEVERE = {"serious", "critical"}
