@@ -160,6 +160,23 @@ def test_a_sqlite_import_loads_no_postgresql_dialect_and_builds_only_used_models
     assert "benchbook.contracts.imports.ImportResult" in built  # used: the printed outcome
 
 
+def test_run_commands_load_no_model_client(tmp_path: Path) -> None:
+    """``benchbook run``/``runs`` load the graders, whose judge calls a model through ``openai``
+    (~0.8 s to import, half the start-up): it is imported only when a judge asks a model."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+    for command in (["run", "--help"], ["runs", "list", "--json"]):
+        out = subprocess.run(
+            [sys.executable, "-c", PROBE, *command],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        ).stdout
+        modules = out.rsplit("MODULES ", 1)[1].split()
+        assert "benchbook.eval.judges" in modules, command
+        assert [m for m in modules if m.split(".")[0] == "openai"] == [], command
+
+
 def test_json_output_imports_no_rich(tmp_path: Path) -> None:
     """``benchbook datasets list --json`` (the docs tests spawn ~300 such processes) prints
     through orjson: neither ``console`` nor ``escape`` imported by a command module loads rich."""

@@ -25,11 +25,8 @@ from __future__ import annotations
 import asyncio
 import json
 import weakref
-from typing import Annotated, Literal, cast
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
-import openai
-from openai.types.chat import ChatCompletionMessageParam
-from openai.types.shared_params import ResponseFormatJSONSchema
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from benchbook.contracts.common import STRICT, HttpUrl, NonEmptyStr
@@ -39,6 +36,9 @@ from benchbook.contracts.score import Score
 from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.errors import InvalidInput
 from benchbook.eval.grading import Grading, Submission
+
+if TYPE_CHECKING:  # ``openai`` (~0.8 s to import) is loaded only when a judge calls a model
+    import openai
 
 
 class Criterion(BaseModel):
@@ -298,6 +298,8 @@ _CLIENTS: weakref.WeakKeyDictionary[
 
 def _client(judge: JudgeConfig, base_url: str, api_key: str) -> openai.AsyncOpenAI:
     # Cached per event loop: httpx connection pools belong to the loop that opened them.
+    import openai
+
     clients = _CLIENTS.setdefault(asyncio.get_running_loop(), {})
     key = (base_url, api_key, judge.max_retries, judge.timeout_s)
     if key not in clients:
@@ -311,6 +313,8 @@ def _client(judge: JudgeConfig, base_url: str, api_key: str) -> openai.AsyncOpen
 
 
 def _describe(exc: Exception) -> str:
+    import openai
+
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         message = body.get("message") if isinstance(body, dict) else None
@@ -329,6 +333,10 @@ async def _ask(
     """Ask with ``response_format``; on a 400 or a reply that is not a verdict, ask once more
     without it and parse leniently. Returns ``(verdict or None, raw reply)``; raises
     ``openai.APIError`` for other failures."""
+    import openai
+    from openai.types.chat import ChatCompletionMessageParam
+    from openai.types.shared_params import ResponseFormatJSONSchema
+
     client = _client(judge, base_url, api_key)
     chat = cast(list[ChatCompletionMessageParam], messages)
     structured = cast(ResponseFormatJSONSchema, RESPONSE_FORMAT)
@@ -440,6 +448,8 @@ async def run_judge(
                 judge, case, "error", {"error": f"missing secret {judge.api_key_secret}"}
             )
         api_key = grading.secrets[judge.api_key_secret]
+    import openai
+
     try:
         verdict, raw = await _ask(judge, judge.base_url, judge.model, messages, api_key, grading)
     except openai.APIError as exc:
