@@ -13,7 +13,11 @@ Each round runs, one after another (alternating, so load shifts hit both sides a
   template), so every import stores all rows as new bodies;
 - **re-import**: the same command again on that database (an identical, unchanged version),
   against **hash** (``raw_full hash``: the same rows parsed, built, canonicalized and hashed,
-  nothing stored).
+  nothing stored);
+- **schema floor** (``raw_full schema`` / ``schema-pg``): a bare process writing the same rows
+  into a copy of the migrated database's own tables, as the store does, with the two reads that
+  finish a version: the floor of this storage layout from one process, reported against the same
+  anchor (no import into this schema from one process can be quicker).
 
 Every child is started by this small process (a child's peak RSS starts from its parent's, so
 the parent generates nothing itself). Reported: medians of wall and CPU (user + system, from
@@ -193,12 +197,25 @@ def _backend(
                 record("raw sqlite", run([*raw_cmd, "sqlite", str(data), str(base), str(raw_db)],
                                          _env(ROOT / "src", tmp)))  # fmt: skip
                 raw_db.unlink()
+                floor_db = tmp / f"floor-{n}.db"
+                shutil.copy(templates["this"], floor_db)
+                record("schema floor sqlite", run(
+                    [*raw_cmd, "schema", str(data), str(base), str(floor_db)],
+                    _env(ROOT / "src", tmp)))  # fmt: skip
+                for suffix in ("", "-wal", "-shm"):
+                    Path(f"{floor_db}{suffix}").unlink(missing_ok=True)
             else:
                 name = _pg_db(admin, None)
                 made.append(name)
                 url = admin.rsplit("/", 1)[0] + "/" + name
                 record("raw copy", run([*raw_cmd, "copy", str(data), str(base), url],
                                        _env(ROOT / "src", tmp)))  # fmt: skip
+                name = _pg_db(admin, templates["this"])
+                made.append(name)
+                url = admin.rsplit("/", 1)[0] + "/" + name
+                record("schema floor postgresql", run(
+                    [*raw_cmd, "schema-pg", str(data), str(base), url],
+                    _env(ROOT / "src", tmp)))  # fmt: skip
             for tree, src in trees.items():
                 home = tmp / f"{backend}-{tree}-{n}"
                 home.mkdir()
@@ -235,7 +252,7 @@ def _report(results: dict[str, list[dict[str, Any]]], rounds: int, n_rows: int) 
     print(f"{'measurement':<34} {'wall':>8} {'CPU':>8} {'peak':>7}  ratio (wall / CPU)")
     for name, m in med.items():
         anchor, target = None, None
-        if name.startswith("CLI import"):
+        if name.startswith(("CLI import", "schema floor")):
             anchor = med.get("raw sqlite" if "sqlite" in name else "raw copy")
             target = TARGET_IMPORT
         elif name.startswith("CLI re-import"):

@@ -9,7 +9,20 @@ bytes the registry stores), ``sha256`` hex; then by ``MODE``:
   (rowid key, no other index), batched ``executemany``, one transaction;
 - ``copy``: the same rows ``COPY``'d into a one-table PostgreSQL table in the database at the
   URL ``DB`` (psycopg), one transaction;
-- ``hash``: nothing stored (the bar for an identical re-import).
+- ``hash``: nothing stored (the bar for an identical re-import);
+- ``schema`` (a floor, not an anchor): the same rows written into **Benchbook's own tables** of
+  ``DB``, a copy of a migrated empty Benchbook SQLite database, as the store writes them and with
+  its pragmas (WAL, ``synchronous=NORMAL``, foreign keys on, a 64 MiB page cache): a version
+  header, ``case_bodies`` under fresh ids (``ON CONFLICT (hash) DO NOTHING`` into its unique
+  ``hash`` index), ``version_cases`` (primary key and ``(version_pk, case_id)`` index), then the
+  two reads the store needs to finish a version (the duplicate-id ``GROUP BY`` and the case
+  hashes in case-id order for the content hash), one transaction;
+- ``schema-pg``: the same into the migrated PostgreSQL database at the URL ``DB``: bodies and
+  links ``COPY``'d straight into ``case_bodies`` and ``version_cases`` (cheaper than any import
+  can be, which must insert with ``ON CONFLICT``), then the same two reads.
+
+The two ``schema`` modes are what no import into this schema can beat from one process: the
+storage layout's own cost with nothing of Benchbook's (no SQLAlchemy, pydantic or checks).
 
 Imports nothing from Benchbook, so the process is the bare cost: interpreter, orjson, hashlib and
 the driver. Prints one JSON line: rows and the hex hashes of the first three rows (the bench
@@ -82,6 +95,90 @@ def to_postgres(stream: Iterator[tuple[str, str, str]], url: str) -> int:
     return n  # the connection block commits
 
 
+#: The reads that finish a version (``store.datasets.duplicate_case_ids``, ``case_hashes_by_id``).
+_FINISH = (
+    "SELECT case_id FROM version_cases WHERE version_pk = {p} GROUP BY case_id"
+    " HAVING count(*) > 1 LIMIT 20",
+    "SELECT vc.case_id, cb.hash FROM version_cases vc JOIN case_bodies cb ON cb.id = vc.body_id"
+    " WHERE vc.version_pk = {p} ORDER BY vc.case_id{collate}",
+)
+_HEADER = (
+    "INSERT INTO dataset_versions (workspace, dataset_id, version, is_prerelease, tags,"
+    " content_hash, case_count, created_by, created_at)"
+    " VALUES ('default', 'floor', '1.0.0', false, '[]', '', 0, 'bench', '2026-01-01')"
+)
+
+
+def to_schema_sqlite(stream: Iterator[tuple[str, str, str]], db: str) -> int:
+    import sqlite3
+
+    conn = sqlite3.connect(db, isolation_level=None)
+    for pragma in (
+        "journal_mode=WAL",
+        "synchronous=NORMAL",
+        "foreign_keys=ON",
+        "cache_size=-65536",
+    ):
+        conn.execute(f"PRAGMA {pragma}")
+    conn.execute("BEGIN IMMEDIATE")
+    pk = conn.execute(_HEADER).lastrowid
+    first_id = int(conn.execute("SELECT coalesce(max(id), 0) FROM case_bodies").fetchone()[0])
+    n, bodies, links = 0, [], []
+
+    def flush() -> None:
+        conn.executemany(
+            "INSERT INTO case_bodies (id, hash, body) VALUES (?, ?, ?)"
+            " ON CONFLICT (hash) DO NOTHING",
+            bodies,
+        )
+        conn.executemany(
+            "INSERT INTO version_cases (version_pk, position, case_id, body_id)"
+            " VALUES (?, ?, ?, ?)",
+            links,
+        )
+        bodies.clear()
+        links.clear()
+
+    for case_id, digest, body in stream:
+        bodies.append((first_id + n + 1, digest, body))
+        links.append((pk, n, case_id, first_id + n + 1))
+        n += 1
+        if len(bodies) >= BATCH:
+            flush()
+    flush()
+    for sql in _FINISH:
+        for _ in conn.execute(sql.format(p=int(pk), collate="")):
+            pass
+    conn.execute("COMMIT")
+    conn.close()
+    return n
+
+
+def to_schema_postgres(stream: Iterator[tuple[str, str, str]], url: str) -> int:
+    import psycopg
+
+    n = 0
+    with psycopg.connect(url) as conn, conn.cursor() as cur:
+        pk = cur.execute(_HEADER + " RETURNING pk").fetchone()[0]  # type: ignore[index]
+        first_id = cur.execute("SELECT coalesce(max(id), 0) FROM case_bodies").fetchone()[0]  # type: ignore[index]
+        links = []
+        with cur.copy("COPY case_bodies (id, hash, body) FROM STDIN") as cp:
+            for case_id, digest, body in stream:
+                n += 1
+                cp.write_row((first_id + n, digest, body))
+                links.append((pk, n - 1, case_id, first_id + n))
+        with cur.copy(
+            "COPY version_cases (version_pk, position, case_id, body_id) FROM STDIN"
+        ) as cp:
+            for link in links:
+                cp.write_row(link)
+        for sql in _FINISH:
+            cur.execute(sql.format(p=int(pk), collate=' COLLATE "C"'))
+            while cur.fetchmany(5000):
+                pass
+    return n  # the connection block commits
+
+
 def main(argv: list[str]) -> None:
     mode, path, base_file = argv[0], argv[1], argv[2]
     base = orjson.loads(Path(base_file).read_bytes())
@@ -98,6 +195,10 @@ def main(argv: list[str]) -> None:
         n = to_sqlite(watched(), argv[3])
     elif mode == "copy":
         n = to_postgres(watched(), argv[3])
+    elif mode == "schema":
+        n = to_schema_sqlite(watched(), argv[3])
+    elif mode == "schema-pg":
+        n = to_schema_postgres(watched(), argv[3])
     else:
         n = sum(1 for _ in watched())
     sys.stdout.write(orjson.dumps({"rows": n, "first": first}).decode() + "\n")
