@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from benchbook.contracts import Recipe
 from benchbook.datasets.mapping import CaseBuilder, case_rows
 from benchbook.datasets.row_worker import (
     CHUNK_ROWS,
+    PIPE_BYTES,
+    READ_AHEAD_CHUNKS,
     WORKER_MIN_BYTES,
     CaseRowWorker,
     WorkerDied,
@@ -159,4 +162,32 @@ def test_a_child_that_dies_is_an_error_not_a_short_stream(
         os.kill(worker._pid, 9)
         with pytest.raises(WorkerDied):
             list(worker.rows())
+    assert no_child_left()
+
+
+def test_the_child_keeps_building_while_the_parent_is_busy_elsewhere(
+    no_child_left: Callable[[], bool], tmp_path: Path
+) -> None:
+    """The parent's reading thread drains the pipe while the parent does other work (waits on
+    its database), so the child finishes a file whose rows do not fit in the pipe before the
+    parent has consumed more than the first row. Red when the parent read the pipe only as it
+    consumed rows: the child waited on the full pipe."""
+    chunks = 12
+    path = _write(tmp_path / "rows.jsonl", [_line(i) for i in range(chunks * CHUNK_ROWS)])
+    assert path.stat().st_size > 2 * PIPE_BYTES and chunks < READ_AHEAD_CHUNKS
+    with CaseRowWorker(FileSource(path), _builder(), None) as worker:
+        stream = worker.rows()
+        assert next(stream)[0] == "c0"
+        pid = worker._pid
+        assert pid is not None
+        deadline = time.monotonic() + 20
+        exited = None  # WNOWAIT: looked at, left for close() to reap
+        while exited is None and time.monotonic() < deadline:
+            exited = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+            time.sleep(0.02)
+        assert exited is not None, "the child was still building: nothing drained the pipe"
+        assert exited.si_status == 0
+        rest = list(stream)
+    assert len(rest) == chunks * CHUNK_ROWS - 1
+    assert rest[-1][0] == f"c{chunks * CHUNK_ROWS - 1}"
     assert no_child_left()
