@@ -207,6 +207,29 @@ def test_osworlds_task_files_as_several_parts_import_as_the_cli_folder_import(
     assert list(upload_tmp.iterdir()) == []
 
 
+def test_one_task_file_sent_as_a_folder_imports_as_the_cli_folder_import(
+    client: TestClient, database_url: str, shared_data: Path, tmp_path: Path, upload_tmp: Path
+) -> None:
+    """A folder holding one task file: with ``folder=1`` its one part is read as that folder.
+    Without it the part is a single file, and OSWorld's task object is refused as before."""
+    task = sorted((shared_data / "osworld" / "examples" / "chrome").glob("*.json"))[0]
+    folder = tmp_path / "picked" / "chrome"
+    folder.mkdir(parents=True)
+    (folder / task.name).write_bytes(task.read_bytes())
+    cli = cli_import(database_url, tmp_path / "cli-home", "osworld", folder.parent)
+    parts = task_file_parts({"benchmark": "osworld"}, folder.parent, "picked/")
+    as_file = client.post(IMPORT, files=parts)
+    assert as_file.status_code == 409, as_file.text
+    assert "an object source must wrap exactly one list" in as_file.json()["message"]
+    wrong = client.post(IMPORT, files=parts, data={"folder": "yes"})
+    assert wrong.status_code == 400, wrong.text
+    assert wrong.json()["message"] == "the 'folder' part must be 1 when sent"
+    uploaded = client.post(IMPORT, files=parts, data={"folder": "1"})
+    assert uploaded.status_code == 200, uploaded.text
+    assert (uploaded.json()["cases"], uploaded.json()["content_hash"]) == (1, cli["content_hash"])
+    assert list(upload_tmp.iterdir()) == []
+
+
 def test_more_task_files_than_max_upload_files_is_413_and_leaves_nothing(
     engine: Engine, settings: Settings, shared_data: Path, upload_tmp: Path
 ) -> None:

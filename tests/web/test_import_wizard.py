@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -304,6 +305,39 @@ def test_an_osworld_folder_picked_whole_imports_as_the_clis_folder_import(
     cli = _cli_import(examples, tmp_path / "cli-home", "osworld")
     web = ds.get_dataset(_context(web_database[1], tmp_path / "web"), "osworld", limit=1).version
     assert (web.cases, web.content_hash) == (369, cli["content_hash"])
+
+
+def test_a_folder_picked_whole_with_one_task_file_is_read_as_that_folder(
+    new_page: Any, server: Server, web_database: tuple[str, str], shared_data: Path, tmp_path: Path
+) -> None:
+    """A one-file folder went up as a plain file: read as a JSON object source, OSWorld's task
+    was refused ("an object source must wrap exactly one list") and nothing was offered."""
+    task = sorted((shared_data / "osworld" / "examples" / "chrome").glob("*.json"))[0]
+    picked = tmp_path / "picked"
+    (picked / "chrome").mkdir(parents=True)
+    shutil.copy(task, picked / "chrome" / task.name)
+    page = new_page()
+    _offered(page, "#folder", picked, "osworld")
+    page.click("#use-match")
+    expect(page.locator("[data-testid=match-summary]")).to_contain_text(
+        "read from your folder picked (1 file)", timeout=30_000
+    )
+    shot(page, server, "import-folder-one-file")
+    page.set_viewport_size({"width": 390, "height": 844})
+    shot(page, server, "import-folder-one-file-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.fill("#dataset-id", "one-task")
+    page.click("#import-btn")
+    page.wait_for_url(re.compile(r"/datasets/one-task\?v=1\.0\.0$"), timeout=60_000)
+    web = ds.get_dataset(_context(web_database[1], tmp_path / "web"), "one-task", limit=1)
+    cli = ds.get_dataset(
+        _context(f"sqlite:///{tmp_path / 'cli-home' / 'benchbook.db'}", tmp_path / "cli-home"),
+        _cli_import(picked, tmp_path / "cli-home", "osworld")["id"],
+        limit=1,
+    )
+    assert web.version.cases == 1
+    assert [c.model_dump() for c in web.cases] == [c.model_dump() for c in cli.cases]
+    assert [c.id for c in web.cases] == [task.stem]
 
 
 def test_several_task_files_picked_at_once_are_read_as_a_folder(

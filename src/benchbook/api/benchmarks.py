@@ -4,7 +4,7 @@
 content inline as ``text``) or ``multipart/form-data`` with a ``request`` part (the same JSON) and
 a ``file`` part, streamed to a temporary file whose name's extension picks the format — or
 several ``file`` parts, the task files of a folder benchmark, read as that folder
-(``datasets/sources/task_files.py``).
+(``datasets/sources/task_files.py``); a ``folder`` part ``1`` makes even one ``file`` part a folder.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from benchbook.datasets.sources.task_files import place_files
 from benchbook.errors import InvalidInput
 from benchbook.services import imports as svc
 from benchbook.services.context import Context
-from benchbook.transports.multipart import FILE_FIELD, Upload, multipart_upload
+from benchbook.transports.multipart import FILE_FIELD, FOLDER_FIELD, Upload, multipart_upload
 
 router = APIRouter(prefix="/api/benchmarks", tags=["benchmarks"])
 
@@ -95,6 +95,12 @@ IMPORT_BODY: dict[str, Any] = {
                             " files of a folder benchmark, each named by its path"
                             " (examples/chrome/ID.json).",
                         },
+                        FOLDER_FIELD: {
+                            "type": "string",
+                            "enum": ["1"],
+                            "description": "1: the file parts are a folder's task files even"
+                            " when there is one (a folder holding one task file).",
+                        },
                     },
                 },
                 "encoding": {REQUEST_FIELD: {"contentType": "application/json"}},
@@ -116,11 +122,16 @@ def _is_multipart(request: Request) -> bool:
 
 
 def _request_field(fields: dict[str, str]) -> ImportRequest:
-    unknown = sorted(set(fields) - {REQUEST_FIELD})
+    unknown = sorted(set(fields) - {REQUEST_FIELD, FOLDER_FIELD})
     if unknown:
         raise InvalidInput(
             f"unknown multipart parts: {', '.join(unknown)};"
-            f" send {REQUEST_FIELD!r} and {FILE_FIELD!r}"
+            f" send {REQUEST_FIELD!r} and {FILE_FIELD!r} (and {FOLDER_FIELD!r}=1 for a folder)"
+        )
+    if fields.get(FOLDER_FIELD, "1") != "1":
+        raise InvalidInput(
+            f"the {FOLDER_FIELD!r} part must be 1 when sent",
+            {"errors": [{"path": FOLDER_FIELD, "message": "must be 1"}]},
         )
     if REQUEST_FIELD not in fields:
         raise InvalidInput(
@@ -158,7 +169,7 @@ async def _call(request: Request, ctx: Context, operation: Any) -> Any:
         files = ctx.settings.max_upload_files
         async with multipart_upload(request, limit, files) as upload:
             parsed = _with_file(upload)
-            if len(upload.files) < 2:
+            if not upload.folder:
                 return await run_in_threadpool(
                     operation, ctx, parsed, upload.file, upload.file_name
                 )

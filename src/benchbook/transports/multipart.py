@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from python_multipart.multipart import MultipartCallbacks
 
 FILE_FIELD = "file"
+#: A text field saying the ``file`` parts are a folder's task files even when there is one.
+FOLDER_FIELD = "folder"
 MAX_FIELD_BYTES = 64 * 1024 * 1024
 _SAFE_SUFFIX = re.compile(r"^\.[A-Za-z0-9]{1,10}$")
 
@@ -57,6 +59,13 @@ class Upload:
     def file(self) -> Path | None:
         """The one file's path (None without files; the first of several)."""
         return self.files[0].path if self.files else None
+
+    @property
+    def folder(self) -> bool:
+        """Whether the file parts are the task files of a folder: several parts, or one sent
+        with ``folder=1`` (a folder holding one task file: read as a single file, an OSWorld
+        task would be a JSON object source, another source entirely)."""
+        return len(self.files) > 1 or self.fields.get(FOLDER_FIELD) == "1"
 
     @property
     def file_name(self) -> str | None:

@@ -137,7 +137,10 @@ def _version_plan(
 async def upload(request: Request, page: PageDep) -> Response:
     """Save an uploaded file — or several ``file`` parts, the task files of a folder benchmark
     named by their paths, stored as one zip of the folder — for preview and import; returns
-    ``{upload_id, name, size_bytes, files}`` (``name``: the file's, or the folder's)."""
+    ``{upload_id, name, size_bytes, files, folder}`` (``name``: the file's, or the folder's).
+
+    Several parts are a folder; so is one part sent with the field ``folder=1`` (a folder picked
+    whole that holds one task file: ``Upload.folder``)."""
     require_import(page.ctx)
     settings = page.ctx.settings
     async with multipart_upload(
@@ -146,17 +149,17 @@ async def upload(request: Request, page: PageDep) -> Response:
         if not sent.files or not Path(sent.files[0].name).name:  # an empty file input
             missing = {"errors": [{"path": "file", "message": "missing"}]}
             raise InvalidInput("choose a file to upload", missing)
-        saved = await run_in_threadpool(_save_upload, page, sent)
-    folder = len(sent.files) > 1
+        folder = sent.folder
+        saved = await run_in_threadpool(_save_upload, page, sent, folder)
     name = saved.name.removesuffix(".zip") if folder else saved.name
     body = {"upload_id": saved.id, "name": name, "size_bytes": saved.size_bytes}
-    return JSONResponse(body | {"files": len(sent.files)})
+    return JSONResponse(body | {"files": len(sent.files), "folder": folder})
 
 
-def _save_upload(page: Page, sent: Upload) -> uploads.Upload:
+def _save_upload(page: Page, sent: Upload, folder: bool) -> uploads.Upload:
     """Store the upload in the database, where any server can reach it (blocking I/O: run
-    in a worker thread)."""
-    if len(sent.files) > 1:
+    in a worker thread); a ``folder`` as one zip of its files."""
+    if folder:
         return uploads.save_upload_files(page.ctx, [(f.path, f.name) for f in sent.files])
     with sent.files[0].path.open("rb") as f:
         return uploads.save_upload(page.ctx, f, sent.files[0].name)

@@ -365,12 +365,16 @@
     if (files.length || !(state.kind === "catalog" && state.keepUpload)) { state.uploadId = null; state.keepUpload = false; }
     if (files.length) {
       $("source-status").textContent = files.length > 1 ? `Uploading ${files.length.toLocaleString()} files…` : `Uploading ${files[0].name}…`;
+      // A folder picked whole is a folder even when it holds one file: its files go under their
+      // paths with a "folder" field, so the server reads them as the folder, not as one file.
+      const folder = input.id === "folder" || files.length > 1;
       const form = new FormData();
-      for (const file of files) form.append("file", file, files.length > 1 ? file.webkitRelativePath || file.name : file.name);
+      if (folder) form.append("folder", "1");
+      for (const file of files) form.append("file", file, folder ? file.webkitRelativePath || file.name : file.name);
       try {
         const saved = await call("POST", "/import/uploads", form, true);
         state.uploadId = saved.upload_id;
-        state.fileName = saved.files > 1 ? `folder ${saved.name} (${saved.files.toLocaleString()} files)` : `file ${saved.name}`;
+        state.fileName = saved.folder ? `folder ${saved.name} (${saved.files.toLocaleString()} file${saved.files === 1 ? "" : "s"})` : `file ${saved.name}`;
         state.suggestedId = "";
       } catch (error) {
         showError("source", error.message);
