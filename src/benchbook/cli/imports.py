@@ -106,28 +106,53 @@ def import_(
 
 
 def _run_import(ctx: Context, request: Any, file: Path | None, progress_bar: bool) -> Any:
-    """Run the import, drawing a transient progress bar (rows read of total) when asked.
+    """Run the import, drawing a transient progress bar when asked (see :func:`bar_state`).
 
     Only on a terminal: elsewhere the bar would leave an empty line before the outcome line.
     """
     if not progress_bar:
         return svc.import_benchmark(ctx, request, file)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (
         TextColumn("importing"),
         BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("rows"),
+        TextColumn("{task.fields[share]}"),
+        TextColumn("{task.fields[rows]} rows"),
         TimeElapsedColumn(),
     )
     with Progress(*columns, console=real_console(), transient=True) as bar:
-        task = bar.add_task("import", total=None)
+        task = bar.add_task("import", total=None, share="", rows="0")
 
         def report(p: ImportProgress) -> None:
-            bar.update(task, completed=p.rows_read, total=p.total)
+            bar.update(task, **bar_state(p))
 
         return svc.import_benchmark(ctx, request, file, progress=report)
+
+
+#: The bar's length in steps when only the share of the source read is known.
+SHARE_STEPS = 1000
+
+
+def bar_state(p: ImportProgress) -> dict[str, Any]:
+    """What the import bar shows for one report: ``completed`` of ``total`` — rows of the known
+    total; else thousandths of the source read (``fraction``: bytes of a local JSONL or CSV
+    file), so a file's import shows how far it is although its row count is unknown; else no
+    total (a pulsing bar) — with ``share`` (``"42%"``, or empty) and ``rows`` (``"12,345"`` or
+    ``"12,345/100,000"``)."""
+    rows = f"{p.rows_read:,}" + (f"/{p.total:,}" if p.total is not None else "")
+    if p.total:
+        done = min(p.rows_read / p.total, 1.0)
+        return {"completed": p.rows_read, "total": p.total, "share": f"{done:.0%}", "rows": rows}
+    if p.fraction is not None:
+        steps = round(p.fraction * SHARE_STEPS)
+        return {
+            "completed": steps,
+            "total": SHARE_STEPS,
+            "share": f"{p.fraction:.0%}",
+            "rows": rows,
+        }
+    return {"completed": 0, "total": None, "share": "", "rows": rows}
 
 
 @app.command()
