@@ -112,3 +112,27 @@ def test_a_python_harness_whose_module_is_missing_is_refused_when_planning(
     result = invoke(cli_env, "run", "sums", "--harness", "ghost")
     assert result.exit_code == 1
     assert "python module 'no_such_package.agents' cannot be imported" in result.stderr
+
+
+def test_a_run_whose_graders_only_measure_prints_no_pass_rate(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``localization`` measures and never says pass or fail (here every score is an error:
+    these prompt cases carry no gold locations): the run printed ``pass rate 0.00% (0/5)`` as if
+    every case had failed."""
+    _setup(cli_env, tmp_path)
+    result = invoke(cli_env, "run", "sums", "--harness", "add", "--grader", "localization")
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.stdout.split())
+    assert "finished: add@1.0.0 on sums@1.0.0 — 5/5 done, 0 errors" in out
+    assert "pass rate" not in out
+    run = orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout)[0]
+    assert run["pass_rate"] is None and run["pass_interval"] is None
+    card = orjson.loads(invoke(cli_env, "runs", "scorecard", run["scorecard_id"]).stdout)
+    assert (card["n"], card["pass_rate"], card["pass_at_k"]) == (5, None, {})
+    assert card["metrics"]["localization"]["errors"] == 5
+    rescored = invoke(cli_env, "runs", "rescore", run["id"], "--grader", "localization")
+    assert rescored.exit_code == 0, rescored.output
+    assert "no pass rate: no grader gave a pass/fail verdict" in " ".join(rescored.stdout.split())
+    numeric = invoke(cli_env, "runs", "rescore", run["id"], "--grader", "numeric")
+    assert "pass rate " in " ".join(numeric.stdout.split())

@@ -21,6 +21,7 @@ from benchbook.services import datasets as ds
 from benchbook.services import harnesses, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
 from benchbook.settings import Settings
+from benchbook.store import runs as store_runs
 from tests.services.test_accounts import make_team
 
 N_CASES = 12
@@ -297,3 +298,20 @@ def test_runs_and_rescores_work_from_code_already_inside_an_event_loop(rctx: Con
     run, card = asyncio.run(notebook_cell())
     assert (run.status, run.counts.passed) == ("finished", 3)
     assert card.passed == 1
+
+
+@pytest.mark.parametrize(("grader", "verdicts"), [("localization", 0), ("numeric", 4)])
+def test_the_live_counts_and_the_stored_ones_say_whether_a_grader_gave_verdicts(
+    rctx: Context, grader: str, verdicts: int
+) -> None:
+    """What ``rated`` reads while a run executes (the CLI's live "pass …") and afterwards (a
+    run's ``pass_rate`` before its scorecard exists): ok results that got a pass/fail."""
+    ds.register_dataset(rctx, arithmetic(n=4))
+    run = start(rctx, python_harness(rctx, "add"), graders=[{"id": grader}])
+    seen: list[dict[str, int]] = []
+    done = run_execution.execute_run(rctx, run.id, lambda c, _spent: seen.append(dict(c)))
+    assert (seen[-1]["ok"], seen[-1]["verdicts"]) == (4, verdicts)
+    with rctx.engine.connect() as conn:
+        assert store_runs.counts(conn, run.id)["verdicts"] == verdicts
+    assert (done.pass_rate is None) == (verdicts == 0)
+    assert runs.rated(4, 4, seen[-1]["verdicts"]) == (verdicts > 0)

@@ -253,3 +253,37 @@ def test_a_scorecard_without_a_localization_grader_has_no_localization_aggregate
     builder = ScorecardBuilder()
     builder.add(_result("a", 0, True, scores=[Score(grader="numeric", metric="numeric", value=1)]))
     assert builder.summary()["localization"] is None
+
+
+def _summary(results: list[CaseResult], repeats: int = 1) -> dict[str, Any]:
+    builder = ScorecardBuilder(repeats=repeats)
+    for result in results:
+        builder.add(result)
+    return builder.summary()
+
+
+def test_a_plan_that_only_measures_has_no_pass_rate() -> None:
+    """Localization gives coverage and precision, never a pass: the run said ``pass rate
+    0.00% (0/3)`` as if every case had failed."""
+    measured = [Score(grader="localization", metric="localization", value=0.5, status="ok")]
+    results = [_result(f"c{i}", 0, None, scores=measured) for i in range(3)]
+    results.append(_result("c3", 0, False, status="error", error="timeout"))
+    summary = _summary(results, repeats=1)
+    assert (summary["n"], summary["passed"], summary["errors"]) == (4, 0, 1)
+    assert summary["pass_rate"] is None and summary["pass_interval"] is None
+    assert summary["pass_at_k"] == {} and summary["pass_hat_k"] == {}
+    assert summary["metrics"]["localization"].mean == 0.5
+
+
+def test_one_verdict_among_measured_pairs_gives_a_pass_rate_over_all_of_them() -> None:
+    results = [_result("a", 0, None), _result("b", 0, True), _result("c", 0, None)]
+    summary = _summary(results)
+    assert summary["pass_rate"] == pytest.approx(1 / 3)
+    assert summary["pass_at_k"] == {"1": pytest.approx(1 / 3)}
+
+
+def test_a_run_whose_every_pair_errored_still_rates_them_failed() -> None:
+    results = [_result(c, 0, False, status="error", error="boom") for c in "ab"]
+    summary = _summary(results)
+    assert summary["pass_rate"] == 0.0
+    assert summary["pass_interval"] is not None

@@ -84,7 +84,8 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
 
         def report(counts: dict[str, int], spent_usd: float) -> None:
             n = counts["ok"] + counts["error"]
-            rate = f"pass {counts['passed'] / n:.1%}" if n else ""
+            rates = runs.rated(n, counts["ok"], counts["verdicts"])
+            rate = f"pass {counts['passed'] / n:.1%}" if rates else ""
             bar.update(
                 task,
                 completed=counts["done"] + counts["not_run"],
@@ -383,6 +384,8 @@ def rescore(
             f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
             f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
         )
+    elif card.n:
+        line += "no pass rate: no grader gave a pass/fail verdict"
     else:
         line += "nothing graded"
     console.print(line)

@@ -53,8 +53,9 @@ class Scorecard(BaseModel):
 
     Attributes:
         n: (case, sample) pairs counted in the pass rate (ok + error; ``not_run`` excluded).
-        passed: pairs that passed; ``pass_rate`` = passed / n (None when n = 0) with its
-            Wilson 95% interval.
+        passed: pairs that passed; ``pass_rate`` = passed / n with its Wilson 95% interval;
+            None when n = 0, or when no grader gave a pass/fail (a plan that only measures,
+            such as ``localization``; pass@k and pass^k are then empty too).
         errors: pairs whose harness errored (counted as failed); ``not_run``: never started.
         pass_at_k: ``{k: value}`` — Chen et al. 2021 unbiased estimator averaged over cases,
             for k = 1..repeats; ``pass_hat_k`` — pass^k (all k samples pass), same k.

@@ -13,8 +13,14 @@ Counting rules (SPEC H.6):
 - ``passed`` = pairs with ``passed is True``; ``errors`` = pairs whose harness errored, which
   count as failed in the pass rate (they are in ``n``, never in ``passed``).
 - ``pass_rate`` = passed / n (None when n = 0) with the Wilson (1927) 95% score interval.
+  Also None when no grader gave a verdict: pairs whose harness finished exist, but none got a
+  pass/fail from any score (a plan that only measures, such as ``localization``: coverage and
+  precision, no pass; or graders that errored or skipped on every pair). 0 / n would say every
+  case failed when nothing was decided. A run whose every pair errored keeps 0 / n: errors
+  count as failed.
 - pass@k (Chen et al. 2021) and pass^k (Yao et al. 2024, τ-bench) for k = 1..repeats, per case
-  over its finished samples, averaged over the cases with ≥ k finished samples.
+  over its finished samples, averaged over the cases with ≥ k finished samples; empty when the
+  pass rate is None for want of verdicts.
 - per-metric mean/min/max over scores with status ``ok``; error and skipped scores counted.
 - tokens and cost summed over the ``ok`` + ``error`` pairs (an unpriced pair adds 0 USD);
   latency p50/p95/max in ms over the same pairs, nearest-rank (no interpolation).
@@ -36,6 +42,14 @@ from benchbook.eval.localization import aggregate as localization_aggregate
 
 Z_975 = NormalDist().inv_cdf(0.975)
 """The 0.975 standard-normal quantile (≈ 1.959964), the two-sided 95% critical value."""
+
+
+def rated(n: int, finished: int, verdicts: int) -> bool:
+    """Whether a pass rate applies to ``n`` counted pairs (``ok`` + ``error``) of which
+    ``finished`` are ``ok`` and ``verdicts`` of those got a pass/fail from a grader: some pair
+    is counted, and either a finished pair got a verdict or none finished (every pair errored:
+    errors count as failed). False for a plan that only measures (``localization``)."""
+    return n > 0 and (verdicts > 0 or finished == 0)
 
 
 def wilson_interval(passed: int, n: int, z: float = Z_975) -> Interval:
@@ -172,6 +186,7 @@ class ScorecardBuilder:
         self._metrics: dict[str, _MetricTotals] = {}
         self._durations_ms: array[int] = array("q")
         self._counts = {"n": 0, "passed": 0, "errors": 0, "not_run": 0}
+        self._finished = self._verdicts = 0  # ok pairs; ok pairs with a pass/fail
         self._tokens = [0, 0]
         self._cost_usd = 0.0
         self._localization: list[dict[str, Any]] = []  # per-pair rows for the aggregates
@@ -194,6 +209,9 @@ class ScorecardBuilder:
         self._counts["n"] += 1
         self._counts["passed"] += passed
         self._counts["errors"] += result.status == "error"
+        if result.status == "ok":
+            self._finished += 1
+            self._verdicts += result.passed is not None
         self._durations_ms.append(result.duration_ms)
         for score in result.scores:
             self._metrics.setdefault(score.metric, _MetricTotals()).add(score)
@@ -251,14 +269,15 @@ class ScorecardBuilder:
             :class:`~benchbook.contracts.scorecard.Scorecard`); ``repeats`` is left to the caller.
         """
         n, passed = self._counts["n"], self._counts["passed"]
+        rates = rated(n, self._finished, self._verdicts)
         durations = sorted(self._durations_ms)
         return {
             "cases": len(self._per_case),
             **self._counts,
-            "pass_rate": passed / n if n else None,
-            "pass_interval": wilson_interval(passed, n) if n else None,
-            "pass_at_k": self._averaged(pass_at_k),
-            "pass_hat_k": self._averaged(pass_hat_k),
+            "pass_rate": passed / n if rates else None,
+            "pass_interval": wilson_interval(passed, n) if rates else None,
+            "pass_at_k": self._averaged(pass_at_k) if rates else {},
+            "pass_hat_k": self._averaged(pass_hat_k) if rates else {},
             "metrics": {name: m.summary() for name, m in sorted(self._metrics.items())},
             "localization": (
                 localization_aggregate(self._localization) if self._localization else None

@@ -155,6 +155,7 @@ class StoreSink:
             self.counts[r.status] += 1
             self.counts["done"] += r.status != "not_run"
             self.counts["passed"] += bool(r.passed)
+            self.counts["verdicts"] += r.status == "ok" and r.passed is not None
             self.spent += r.cost_usd or 0.0
         if self.progress is not None:
             self.progress(dict(self.counts), self.spent)

@@ -32,6 +32,7 @@ from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
+from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
@@ -286,14 +287,18 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
         "error": errors,
         "not_run": int(card["not_run"]),
         "passed": int(card["passed"]),
+        # The summary says whether its pass rate applied (``rated``); stand in accordingly.
+        "verdicts": n - errors if card.get("pass_rate") is not None else 0,
     }
 
 
 def run_view(conn: Connection, row: repo.RunRow) -> Run:
     """The :class:`Run` of a stored row, counts read from its results."""
     c = _ended_counts(conn, row) or repo.counts(conn, row.id)
+    verdicts = c.pop("verdicts")
     counts = RunCounts(total=row.total, **c)
     n = c["ok"] + c["error"]
+    rates = rated(n, c["ok"], verdicts)
     return Run(
         id=row.id,
         workspace=row.workspace,
@@ -308,8 +313,8 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         counts=counts,
         spent_usd=row.spent_usd,
         scorecard_id=row.scorecard_id,
-        pass_rate=c["passed"] / n if n else None,
-        pass_interval=wilson_interval(c["passed"], n) if n else None,
+        pass_rate=c["passed"] / n if rates else None,
+        pass_interval=wilson_interval(c["passed"], n) if rates else None,
         error=row.error,
         top_errors=[ErrorCount(error=e, count=k) for e, k in repo.top_errors(conn, row.id)]
         if c["error"]

@@ -344,19 +344,22 @@ def delete_results(
 
 
 def counts(conn: Connection, run_id: str) -> dict[str, int]:
-    """``{done, ok, error, not_run, passed}`` over the run's stored results."""
+    """``{done, ok, error, not_run, passed, verdicts}`` over the run's stored results
+    (``verdicts``: ``ok`` results with a pass/fail, ``passed`` not null)."""
     stmt = (
         select(_C.status, _C.passed, func.count())
         .where(_C.run_id == run_id)
         .group_by(_C.status, _C.passed)
     )
-    out = {"done": 0, "ok": 0, "error": 0, "not_run": 0, "passed": 0}
+    out = {"done": 0, "ok": 0, "error": 0, "not_run": 0, "passed": 0, "verdicts": 0}
     for status, passed, n in conn.execute(stmt):
         out[status] = out.get(status, 0) + n
         if status != "not_run":
             out["done"] += n
         if passed:
             out["passed"] += n
+        if status == "ok" and passed is not None:
+            out["verdicts"] += n
     return out
 
 
