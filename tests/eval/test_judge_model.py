@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from typing import Any
 
 from pydantic import JsonValue
@@ -200,6 +201,22 @@ def test_a_persistent_server_error_gives_error_scores(openai_server: OpenAIServe
     scores = _grade(_spec(openai_server, max_retries=0), _case(milestones=None), Grading())
     assert [s.status for s in scores] == ["error", "error"]
     assert str(scores[0].detail["error"]).startswith("openai: 500 Internal Server Error")
+
+
+def test_an_unreachable_judge_is_an_error_score_worded_as_the_harness_words_it(
+    openai_server: OpenAIServer,
+) -> None:
+    """The judge and the OpenAI-compatible harness describe a failed call alike (one
+    describer): a refused connection is ``openai: connection error: …``, not the client's
+    class name (``openai: APIConnectionError: Connection error.``)."""
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    spec = _spec(openai_server, base_url=f"http://127.0.0.1:{port}/v1", max_retries=0)
+    scores = _grade(spec, _case(milestones=None), Grading())
+    assert [s.status for s in scores] == ["error", "error"]
+    assert str(scores[0].detail["error"]).startswith("openai: connection error: ")
+    assert openai_server.call_count == 0
 
 
 def test_a_judge_without_an_endpoint_is_skipped(openai_server: OpenAIServer) -> None:

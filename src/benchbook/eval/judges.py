@@ -312,16 +312,6 @@ def _client(judge: JudgeConfig, base_url: str, api_key: str) -> openai.AsyncOpen
     return clients[key]
 
 
-def _describe(exc: Exception) -> str:
-    import openai
-
-    if isinstance(exc, openai.APIStatusError):
-        body = exc.body
-        message = body.get("message") if isinstance(body, dict) else None
-        return f"openai: {exc.status_code} {exc.response.reason_phrase}: {message or exc.message}"
-    return f"openai: {type(exc).__name__}: {exc}"
-
-
 async def _ask(
     judge: JudgeConfig,
     base_url: str,
@@ -450,10 +440,14 @@ async def run_judge(
         api_key = grading.secrets[judge.api_key_secret]
     import openai
 
+    # One line per failure, worded as the OpenAI-compatible harness words it (status and the
+    # server's message, a timeout, a connection error).
+    from benchbook.runtime.harnesses.openai_compat import describe_openai_error
+
     try:
         verdict, raw = await _ask(judge, judge.base_url, judge.model, messages, api_key, grading)
     except openai.APIError as exc:
-        return _unscored(judge, case, "error", {"error": _describe(exc)})
+        return _unscored(judge, case, "error", {"error": describe_openai_error(exc)})
     if verdict is None:
         detail: dict[str, JsonValue] = {"error": "unparseable judge reply", "raw_reply": raw[:4000]}
         return _unscored(judge, case, "error", detail)
