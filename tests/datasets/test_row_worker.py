@@ -18,7 +18,7 @@ from benchbook.datasets.mapping import CaseBuilder, case_rows
 from benchbook.datasets.row_worker import (
     CHUNK_ROWS,
     PIPE_BYTES,
-    READ_AHEAD_CHUNKS,
+    READ_AHEAD_BYTES,
     WORKER_MIN_BYTES,
     CaseRowWorker,
     WorkerDied,
@@ -174,7 +174,7 @@ def test_the_child_keeps_building_while_the_parent_is_busy_elsewhere(
     consumed rows: the child waited on the full pipe."""
     chunks = 12
     path = _write(tmp_path / "rows.jsonl", [_line(i) for i in range(chunks * CHUNK_ROWS)])
-    assert path.stat().st_size > 2 * PIPE_BYTES and chunks < READ_AHEAD_CHUNKS
+    assert 2 * PIPE_BYTES < path.stat().st_size < READ_AHEAD_BYTES // 2
     with CaseRowWorker(FileSource(path), _builder(), None) as worker:
         stream = worker.rows()
         assert next(stream)[0] == "c0"
@@ -190,4 +190,26 @@ def test_the_child_keeps_building_while_the_parent_is_busy_elsewhere(
         rest = list(stream)
     assert len(rest) == chunks * CHUNK_ROWS - 1
     assert rest[-1][0] == f"c{chunks * CHUNK_ROWS - 1}"
+    assert no_child_left()
+
+
+def test_what_the_parent_reads_ahead_is_bounded_in_bytes_not_in_chunks(
+    no_child_left: Callable[[], bool], tmp_path: Path
+) -> None:
+    """Chunks of 500 large rows (~20 MB each) are held one at a time beyond the byte bound: the
+    reader takes one chunk whatever its size, then waits, so the child waits too. Red when the
+    read-ahead was counted in chunks (40): the parent took the whole ~80 MB file in."""
+    big = "y" * 40_000
+    path = _write(tmp_path / "big.jsonl", [_line(i, pad=big) for i in range(4 * CHUNK_ROWS)])
+    with CaseRowWorker(FileSource(path), _builder(), None) as worker:
+        stream = worker.rows()
+        assert next(stream)[0] == "c0"
+        pid = worker._pid
+        assert pid is not None
+        time.sleep(3)  # ample for the child to build all of it, were it not waiting
+        exited = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        assert exited is None, "the child finished: the parent had taken every chunk in"
+        assert 0 < worker._held <= READ_AHEAD_BYTES + 2 * CHUNK_ROWS * len(big)
+        rest = sum(1 for _ in stream)
+    assert rest == 4 * CHUNK_ROWS - 1
     assert no_child_left()

@@ -14,10 +14,11 @@ the one-process path reports is replayed in the parent at the same positions of 
 - an error raised while building (bad rows with their lines, a malformed file, a line over its
   bound) is re-raised in the parent, where the caller's transaction rolls back as before.
 
-The parent reads the pipe on a thread of its own into a bounded queue (:data:`READ_AHEAD_CHUNKS`),
-so the child keeps building while the parent waits on its database (a PostgreSQL batch is a few
-round trips of ~0.1–0.2 s; with only the pipe's 1 MiB between them the child stopped ~2,000 rows
-ahead and each batch's rows were built after the previous batch was written, not during it).
+The parent reads the pipe on a thread of its own into a queue bounded in bytes
+(:data:`READ_AHEAD_BYTES`), so the child keeps building while the parent waits on its database
+(a PostgreSQL batch is a few round trips of ~0.1–0.2 s; with only the pipe's 1 MiB between them
+the child stopped ~2,000 rows ahead and each batch's rows were built after the previous batch
+was written, not during it).
 The child never touches the parent's database connection and leaves with ``os._exit``; the
 parent kills and reaps it when the stream is abandoned (an error, a cancel, a rollback).
 Forking is only done from a single-threaded process (a CLI import): a server's worker threads
@@ -29,10 +30,10 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-import queue
 import signal
 import sys
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, MutableSequence
 from multiprocessing.connection import Connection, Pipe
 from types import TracebackType
@@ -47,9 +48,10 @@ from benchbook.datasets.sources.files import FileSource
 #: 64 KB pieces, every piece a wait for both processes to be on a core at once.
 CHUNK_ROWS = 500
 PIPE_BYTES = 1 << 20
-#: Messages the parent's reading thread holds ahead of the rows it has consumed (~250 KB each for
-#: gsm8k rows: ~10 MB, 20,000 rows, two PostgreSQL batches). Bounded, so memory stays flat.
-READ_AHEAD_CHUNKS = 40
+#: Bytes of messages the parent's reading thread holds ahead of the rows it has consumed: ~16 MB,
+#: ~30,000 gsm8k rows (three PostgreSQL batches), fewer of larger rows. One message is always
+#: taken, however large (a chunk of 500 big rows), so memory stays bounded by this plus one chunk.
+READ_AHEAD_BYTES = 16 << 20
 #: Smaller files are built in-process: forking costs a few milliseconds.
 WORKER_MIN_BYTES = 1 << 20
 _MARK_EVERY = 100  # ImportCounter reports only at multiples of 100 rows read
@@ -90,8 +92,10 @@ class CaseRowWorker:
         self._fraction: float | None = None
         self._pid: int | None = None
         self._reader: Connection | None = None
-        self._inbox: queue.Queue[bytes | None] = queue.Queue(READ_AHEAD_CHUNKS)
-        self._stop = threading.Event()
+        self._inbox: deque[bytes | None] = deque()  # None: the child's end closed
+        self._held = 0  # bytes in the inbox
+        self._moved = threading.Condition()
+        self._stop = False
         self._drainer: threading.Thread | None = None
 
     def read_fraction(self) -> float | None:
@@ -124,8 +128,9 @@ class CaseRowWorker:
         return self
 
     def _drain(self) -> None:
-        """The reading thread: every message of the pipe into the inbox, then None once the
-        child's end is closed (it left, or died); stops early when the parent stops reading."""
+        """The reading thread: every message of the pipe into the inbox (waiting while it holds
+        :data:`READ_AHEAD_BYTES` and more), then None once the child's end is closed (it left, or
+        died); stops early when the parent stops reading."""
         reader = self._reader
         assert reader is not None
         while True:
@@ -134,15 +139,27 @@ class CaseRowWorker:
                 message = reader.recv_bytes()
             except (EOFError, OSError):
                 message = None
-            while True:
-                try:
-                    self._inbox.put(message, timeout=0.05)
-                    break
-                except queue.Full:
-                    if self._stop.is_set():
-                        return
+            size = len(message) if message is not None else 0
+            with self._moved:
+                while self._inbox and self._held + size > READ_AHEAD_BYTES and not self._stop:
+                    self._moved.wait()
+                if self._stop:
+                    return
+                self._inbox.append(message)
+                self._held += size
+                self._moved.notify_all()
             if message is None:
                 return
+
+    def _next_message(self) -> bytes | None:
+        """The oldest message the reading thread holds, waiting for one."""
+        with self._moved:
+            while not self._inbox:
+                self._moved.wait()
+            message = self._inbox.popleft()
+            self._held -= len(message) if message is not None else 0
+            self._moved.notify_all()
+            return message
 
     def __exit__(
         self, _t: type[BaseException] | None, _e: BaseException | None, _tb: TracebackType | None
@@ -152,7 +169,9 @@ class CaseRowWorker:
     def close(self) -> None:
         """Stop the child (SIGKILL unless it already left), reap it and end the reading thread
         (the child's end of the pipe closes with it); idempotent."""
-        self._stop.set()
+        with self._moved:
+            self._stop = True
+            self._moved.notify_all()
         if self._pid is not None:
             pid, self._pid = self._pid, None
             done, _ = os.waitpid(pid, os.WNOHANG)
@@ -176,9 +195,8 @@ class CaseRowWorker:
         every 100th row read (and the last) and ``numbers``; its errors are raised here."""
         if self._reader is None:
             raise RuntimeError("CaseRowWorker.rows() outside its with-block")
-        inbox = self._inbox
         while True:
-            message = inbox.get()
+            message = self._next_message()
             if message is None:
                 raise WorkerDied("the process building case rows ended unexpectedly")
             kind, payload = pickle.loads(message)
