@@ -162,7 +162,7 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, ctx.workspace))
     mirrors = runtime_config(ctx.settings).mirrors
-    sink = StoreSink(ctx, row, worker, None)
+    sink = StoreSink(ctx, row, worker, None, secrets)
     slots = asyncio.Semaphore(GRADE_CONCURRENCY)
 
     async def one(reported: ReportedResult) -> FinishedItem:
