@@ -347,9 +347,9 @@ def _execute(
         with ctx.engine.connect() as conn:
             harness = load_harness(harness_repo.harness_by_pk(conn, row.harness_pk))
         pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
-        secrets = sink.secrets or LazySecrets(
-            ctx.engine, ctx.settings, row.created_by, row.workspace
-        )
+        secrets = sink.secrets
+        if secrets is None:  # (not ``or``: an empty mapping is falsy)
+            secrets = LazySecrets(ctx.engine, ctx.settings, row.created_by, row.workspace)
         for name in secret_names(harness):  # resolved here, so masked whatever the executor
             secrets.get(name)
         code = CodeResolver(ctx.engine.connect, row.workspace)
