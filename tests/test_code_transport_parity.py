@@ -195,3 +195,38 @@ def test_the_cli_refuses_to_run_a_members_case_command_even_as_the_local_admin(
     assert result.exit_code != 0
     assert expected in " ".join(result.stderr.split()), result.stderr
     assert not (tmp_path / "pwned").exists()
+
+
+def test_admins_add_endpoints_on_the_web_and_a_member_binds_a_secret_to_hosts(
+    ctx: Context, stage: dict[str, Any]
+) -> None:
+    from benchbook.services import endpoints, secrets
+
+    http: TestClient = stage["http"]
+    csrf = _log_in(http, "mia@example.org")
+    assert "endpoint-form" not in http.get("/members").text  # members see, admins add
+    refused = http.post("/endpoints", data={"csrf": csrf, "name": "x", "url": "http://h/v1"})
+    assert refused.status_code == 403
+    saved = http.post(
+        "/account/secrets",
+        data={
+            "csrf": csrf,
+            "name": "MY_KEY",
+            "value": "sk-mine",
+            "hosts": "api.example.org, 10.0.0.1:8000",
+        },
+    )
+    assert saved.status_code == 303
+    assert "sent to 10.0.0.1:8000, api.example.org" in http.get("/account").text
+    csrf = _log_in(http, "ada@example.org")
+    bad = http.post("/endpoints", data={"csrf": csrf, "name": "bad", "url": "file:///etc"})
+    assert bad.status_code == 400 and "endpoint-url-error" in bad.text
+    added = http.post(
+        "/endpoints", data={"csrf": csrf, "name": "llm", "url": "http://127.0.0.1:8000/v1/"}
+    )
+    assert added.status_code == 303
+    assert "http://127.0.0.1:8000/v1" in http.get("/members").text
+    assert [e.url for e in endpoints.list_endpoints(ctx)] == ["http://127.0.0.1:8000/v1"]
+    assert http.post("/endpoints/llm/remove", data={"csrf": csrf}).status_code == 303
+    assert endpoints.list_endpoints(ctx) == []
+    assert secrets.list_secrets(ctx, "workspace") == []
