@@ -98,8 +98,9 @@ def refusal(name: str, hosts: list[str], url: str) -> str | None:
         return None
     if not hosts:
         return (
-            f"secret {name} is bound to no host, so it is sent nowhere: bind it with"
-            f" `benchbook secrets set {name} VALUE --host {host_of(url)}`"
+            f"secret {name} is bound to no host, so it is sent nowhere: set it again with"
+            f" its hosts (`benchbook secrets set {name} --host {host_of(url)}`, or"
+            ' "hosts" in PUT /api/secrets/…)"
         )
     return f"secret {name} may not be sent to {host_of(url)} (bound to {', '.join(hosts)})"
 
