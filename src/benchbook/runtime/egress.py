@@ -100,7 +100,7 @@ def refusal(name: str, hosts: list[str], url: str) -> str | None:
         return (
             f"secret {name} is bound to no host, so it is sent nowhere: set it again with"
             f" its hosts (`benchbook secrets set {name} --host {host_of(url)}`, or"
-            ' "hosts" in PUT /api/secrets/…)"
+            ' "hosts" in PUT /api/secrets/…)'
         )
     return f"secret {name} may not be sent to {host_of(url)} (bound to {', '.join(hosts)})"
 
