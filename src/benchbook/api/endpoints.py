@@ -13,6 +13,7 @@ from pydantic import Field
 
 from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
+from benchbook.contracts.common import schema_rule
 from benchbook.contracts.registered import Endpoint
 from benchbook.services import endpoints as svc
 from benchbook.transports.limits import body_limit
@@ -22,11 +23,22 @@ router = APIRouter(prefix="/api/endpoints", tags=["endpoints"])
 Shared = Annotated[bool, Query(description="The installation's endpoints (_shared tier).")]
 
 
+#: An http(s) URL with a host name (letters, digits, ``.``, ``-``), an optional port and a
+#: path; no query, fragment or credentials (``runtime.egress.normalize_endpoint``'s rule).
+URL_PATTERN = (
+    r"^[Hh][Tt][Tt][Pp][Ss]?://[A-Za-z0-9.-]+(:[0-9]{1,4})?(/[A-Za-z0-9._~%!$&'()*+,;=:@/-]*)?$"
+)
+
+
 class EndpointRequest(RequestBody):
     """Body of ``POST /api/endpoints``."""
 
-    name: str = Field(description="1-128 of [A-Za-z0-9_.-], starting with a letter or digit.")
-    url: str = Field(description="An http(s) API root, e.g. https://api.openai.com/v1.")
+    name: Annotated[str, schema_rule(pattern=svc.NAME_RE.pattern)] = Field(
+        description="1-128 of [A-Za-z0-9_.-], starting with a letter or digit."
+    )
+    url: Annotated[str, schema_rule(pattern=URL_PATTERN)] = Field(
+        description="An http(s) API root, e.g. https://api.openai.com/v1."
+    )
 
 
 @router.post(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Body, Query, Response
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
@@ -40,7 +40,7 @@ REGISTERED = {
 def register_grader(
     ctx: ContextDep,
     response: Response,
-    grader: RegisteredGrader,
+    grader: Annotated[RegisteredGrader, Body()],
     shared: Shared = False,
 ) -> RegisterResult:
     """Register a grader version (admins only): 201 when stored, 200 when the identical
@@ -89,7 +89,7 @@ def delete_grader_version(ctx: ContextDep, grader_id: str, version: str) -> Regi
 def register_environment(
     ctx: ContextDep,
     response: Response,
-    environment: EnvironmentRecipe,
+    environment: Annotated[EnvironmentRecipe, Body()],
     shared: Shared = False,
 ) -> RegisterResult:
     """Register an environment recipe version (admins only): setup commands and an optional

@@ -36,7 +36,9 @@ class SecretValue(RequestBody):
     value: Annotated[str, schema_rule(minLength=1)] = Field(
         description="1-65,536 bytes (UTF-8); stored encrypted; never returned by any route."
     )
-    hosts: list[str] = Field(
+    hosts: Annotated[
+        list[Annotated[str, schema_rule(pattern=svc.HOST_RE.pattern)]], schema_rule(maxItems=32)
+    ] = Field(
         default_factory=list,
         description="Model endpoint hosts the value may be sent to (api.example.org or"
         " host:port); none: never sent to a model endpoint.",

@@ -16,12 +16,13 @@ the parsed model), with the ``_shared`` tier for installation admins.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
+    STRICT_EAGER,
     JsonPositiveInt,
     NonEmptyStr,
     ResourceId,
@@ -30,6 +31,15 @@ from benchbook.contracts.common import (
 )
 
 RegisteredNoun = Literal["grader", "environment"]
+
+
+#: JSON Schema of :class:`GraderCommand`'s rule: ``cmd`` (text) or ``argv`` (a list), not both.
+ONE_COMMAND: dict[str, Any] = {
+    "oneOf": [
+        {"required": ["cmd"], "properties": {"cmd": {"type": "string"}, "argv": {"type": "null"}}},
+        {"required": ["argv"], "properties": {"argv": {"type": "array"}, "cmd": {"type": "null"}}},
+    ]
+}
 
 
 class GraderCommand(BaseModel):
@@ -42,7 +52,7 @@ class GraderCommand(BaseModel):
         timeout_s: seconds before the process group is killed (default 600).
     """
 
-    model_config = STRICT
+    model_config = ConfigDict(**STRICT, json_schema_extra=ONE_COMMAND)
     cmd: NonEmptyStr | None = None
     argv: list[NonEmptyStr] | None = Field(default=None, min_length=1)
     pass_pattern: str | None = None
@@ -56,9 +66,10 @@ class GraderCommand(BaseModel):
 
 
 class RegisteredGrader(BaseModel):
-    """``{id, version, description?, kind: command, config}`` (module docstring)."""
+    """``{id, version, description?, kind: command, config}`` (module docstring). Built
+    eagerly: FastAPI takes it as a route body."""
 
-    model_config = STRICT
+    model_config = STRICT_EAGER
     id: ResourceId
     version: SemVerStr
     description: TextNoNul | None = None
@@ -69,9 +80,9 @@ class RegisteredGrader(BaseModel):
 class EnvironmentRecipe(BaseModel):
     """``{id, version, description?, setup, test_cmd?}``: the setup commands a repo case runs
     (``/bin/sh -c`` each, in order, before the harness) and its test command for
-    ``tests-pass`` (text → shell, list → argv)."""
+    ``tests-pass`` (text → shell, list → argv). Built eagerly: a route body."""
 
-    model_config = STRICT
+    model_config = STRICT_EAGER
     id: ResourceId
     version: SemVerStr
     description: TextNoNul | None = None

@@ -90,19 +90,19 @@ def _check_name(name: str) -> str:
 
 def _check_hosts(hosts: list[str]) -> list[str]:
     """Lower-cased, de-duplicated, sorted hosts. Raises InvalidInput naming ``hosts.N``."""
+    if len(hosts) > MAX_HOSTS:
+        raise InvalidInput(
+            f"hosts: at most {MAX_HOSTS}", {"errors": [{"path": "hosts", "message": "too many"}]}
+        )
     out: set[str] = set()
     for i, host in enumerate(hosts):
-        folded = host.strip().lower()
-        if not HOST_RE.fullmatch(folded):
+        folded = host.lower()
+        if not HOST_RE.fullmatch(host):
             raise InvalidInput(
                 f"hosts.{i}: {host!r} is not a host name (api.example.org, 127.0.0.1:8000)",
                 {"errors": [{"path": f"hosts.{i}", "message": "not a host name"}]},
             )
         out.add(folded)
-    if len(out) > MAX_HOSTS:
-        raise InvalidInput(
-            f"hosts: at most {MAX_HOSTS}", {"errors": [{"path": "hosts", "message": "too many"}]}
-        )
     return sorted(out)
 
 
