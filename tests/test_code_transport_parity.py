@@ -125,7 +125,7 @@ def test_an_admin_registered_grader_works_for_a_member_over_http_and_mcp(
 
 
 def test_a_member_cannot_report_under_a_command_harness_and_reports_are_marked(
-    stage: dict[str, Any], engine: Engine, settings: Settings
+    stage: dict[str, Any], engine: Engine, settings: Settings, database_url: str, tmp_path: Path
 ) -> None:
     report = {"dataset": "plain", "harness": "echo@1.0.0", "results": [{"case_id": "c0"}]}
     refused = stage["http"].post("/api/runs/report", json=report, headers=stage["mia"])
@@ -155,6 +155,19 @@ def test_a_member_cannot_report_under_a_command_harness_and_reports_are_marked(
     assert allowed.status_code == 201 and allowed.json()["origin"] == "reported"
     page = stage["http"].get("/api/runs", headers=admin).json()
     assert [r["origin"] for r in page] == ["reported", "reported"]
+    # The web pages and the CLI say it too.
+    http: TestClient = stage["http"]
+    _log_in(http, "ada@example.org")
+    listing = http.get("/runs").text
+    assert listing.count('data-testid="run-origin"') == 2
+    shown = http.get(f"/runs/{run['id']}").text
+    assert 'data-testid="run-origin"' in shown and "Mia" in shown
+    env = {"BENCHBOOK_HOME": str(tmp_path / "cli-home"), "DATABASE_URL": database_url}
+    env["COLUMNS"] = "240"
+    cli = invoke(env, "runs", "show", run["id"])
+    assert cli.exit_code == 0 and f"origin reported: results reported by {mia_id}" in cli.stdout
+    cli_list = invoke(env, "runs", "list")
+    assert "(reported)" in cli_list.stdout
 
 
 def _log_in(http: TestClient, email: str) -> str:
