@@ -162,12 +162,16 @@ def test_a_member_cannot_report_under_a_command_harness_and_reports_are_marked(
     assert listing.count('data-testid="run-origin"') == 2
     shown = http.get(f"/runs/{run['id']}").text
     assert 'data-testid="run-origin"' in shown and "Mia" in shown
+    compared_page = http.get(f"/compare?baseline={run['id']}&candidate={allowed.json()['id']}")
+    assert 'data-testid="compare-note"' in compared_page.text
     env = {"BENCHBOOK_HOME": str(tmp_path / "cli-home"), "DATABASE_URL": database_url}
     env["COLUMNS"] = "240"
     cli = invoke(env, "runs", "show", run["id"])
     assert cli.exit_code == 0 and f"origin reported: results reported by {mia_id}" in cli.stdout
     cli_list = invoke(env, "runs", "list")
     assert "(reported)" in cli_list.stdout
+    cli_compare = invoke(env, "compare", run["id"], allowed.json()["id"])
+    assert f"NOTE: the baseline was reported by {mia_id}" in cli_compare.stdout
 
 
 def _log_in(http: TestClient, email: str) -> str:
