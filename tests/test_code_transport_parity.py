@@ -87,6 +87,7 @@ def http_start(stage: dict[str, Any], body: dict[str, Any], who: str = "mia") ->
     return stage["http"].post("/api/runs", json={"harness": "echo@1.0.0", **body}, headers=headers)
 
 
+@pytest.mark.both_backends  # the attacks of issue 27, on each backend
 def test_a_members_code_paths_are_refused_alike_over_http_and_mcp(
     stage: dict[str, Any], engine: Engine, settings: Settings
 ) -> None:
@@ -105,6 +106,7 @@ def test_a_members_code_paths_are_refused_alike_over_http_and_mcp(
     assert listed == [], "nothing was stored"
 
 
+@pytest.mark.both_backends  # the attacks of issue 27, on each backend
 def test_an_admin_registered_grader_works_for_a_member_over_http_and_mcp(
     ctx: Context, stage: dict[str, Any], engine: Engine, settings: Settings
 ) -> None:
@@ -124,6 +126,7 @@ def test_an_admin_registered_grader_works_for_a_member_over_http_and_mcp(
     assert graders.get_grader(ctx, "readme").config.cmd == "test -f README"
 
 
+@pytest.mark.both_backends  # the attacks of issue 27, on each backend
 def test_a_member_cannot_report_under_a_command_harness_and_reports_are_marked(
     stage: dict[str, Any], engine: Engine, settings: Settings, database_url: str, tmp_path: Path
 ) -> None:
