@@ -28,7 +28,7 @@ from pydantic import JsonValue
 from sqlalchemy import Connection
 
 from benchbook.contracts.dataset import Case, GraderSpec, RepoEnv
-from benchbook.contracts.harness import AnyHarness, OpenAIHarness
+from benchbook.contracts.harness import AnyHarness, Harness, OpenAIHarness
 from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
 from benchbook.errors import Forbidden, InvalidInput
 from benchbook.runtime.egress import host_of, refusal
@@ -198,6 +198,22 @@ class CodeCheck:
         """An ``openai`` harness's endpoint and key (path ``harness.config…``)."""
         if isinstance(harness, OpenAIHarness):
             self.endpoint(str(harness.config.base_url), harness.config.api_key_secret, "harness")
+
+
+def check_reporter(ctx: Context, harness: Harness) -> None:
+    """Only admins report results under a harness the server would execute as code.
+
+    Raises:
+        Forbidden: a ``command`` or ``python`` harness and no ``runs:report-code`` (admins):
+            a member's report would otherwise read as that harness's own scorecard.
+    """
+    if harness.kind in ("command", "python") and not ctx.allows("runs:report-code"):
+        raise Forbidden(
+            f"harness: {harness.id}@{harness.version} is a {harness.kind} harness the server"
+            " executes; only admins may report results under it (report under an external"
+            " harness id of your own instead)",
+            {"path": "harness", "kind": harness.kind, "action": "runs:report-code"},
+        )
 
 
 # --- resolution when a case runs ----------------------------------------------------------

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -51,8 +51,8 @@ from benchbook.services.leases import (
 )
 from benchbook.services.masking import mask_model, mask_text, masked_values
 from benchbook.services.reproducibility import finish_record
+from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import load_run, run_view
-from benchbook.services.secrets import secret_records_for
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
@@ -77,43 +77,6 @@ def run_holder_alive(row: repo.RunRow, settings: Settings) -> bool:
     """Whether the process holding a running run may still be alive (see
     :func:`benchbook.services.leases.holder_alive`)."""
     return holder_alive(row.claimed_by, row.lease_expires_at, settings)
-
-
-class LazySecrets(Mapping[str, str]):
-    """Secret values for the run's creator, resolved (requester first) on first use, with the
-    hosts each is bound to (:func:`benchbook.runtime.egress.secret_for` checks them right
-    before a model call). :meth:`seen` are the values handed out so far, for masking."""
-
-    def __init__(self, engine: Engine, settings: Settings, user_id: str, workspace: str) -> None:
-        self._args = (engine, settings, user_id, workspace)
-        self._cache: dict[str, tuple[str, list[str]] | None] = {}
-
-    def _record(self, name: str) -> tuple[str, list[str]]:
-        if name not in self._cache:
-            engine, settings, user_id, workspace = self._args
-            found = secret_records_for(engine, settings, user_id, workspace, [name])
-            self._cache[name] = found.get(name)
-        record = self._cache[name]
-        if record is None:
-            raise KeyError(name)
-        return record
-
-    def __getitem__(self, name: str) -> str:
-        return self._record(name)[0]
-
-    def hosts(self, name: str) -> list[str]:
-        """The hosts ``name`` may be sent to (``[]``: nowhere). Raises KeyError."""
-        return self._record(name)[1]
-
-    def seen(self) -> list[str]:
-        """Every value resolved so far (for masking what is stored)."""
-        return [r[0] for r in self._cache.values() if r is not None]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([k for k, v in self._cache.items() if v is not None])  # resolved ones
-
-    def __len__(self) -> int:
-        return sum(1 for v in self._cache.values() if v is not None)
 
 
 class StoreVerdictCache:

@@ -34,13 +34,13 @@ from benchbook.services.harnesses import external_harness
 from benchbook.services.leases import LeaseKeeper
 from benchbook.services.resolve import resolve_version
 from benchbook.services.run_execution import (
-    LazySecrets,
     StoreSink,
     StoreVerdictCache,
     finish_run,
     runtime_config,
     worker_id,
 )
+from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import (
     check_stored_grader_ids,
     create_run,

@@ -28,13 +28,13 @@ from benchbook.contracts.run import (
     StartRunRequest,
 )
 from benchbook.datasets.versions import LATEST
-from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
+from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
-from benchbook.services.code_rules import CodeCheck
+from benchbook.services.code_rules import CodeCheck, check_reporter
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
@@ -252,22 +252,6 @@ def create_run(
             created_by=ctx.principal.user_id,
         )
     return get_run(ctx, run_id)
-
-
-def check_reporter(ctx: Context, harness: Harness) -> None:
-    """Only admins report results under a harness the server would execute as code.
-
-    Raises:
-        Forbidden: a ``command`` or ``python`` harness and no ``runs:report-code`` (admins):
-            a member's report would otherwise read as that harness's own scorecard.
-    """
-    if harness.kind in ("command", "python") and not ctx.allows("runs:report-code"):
-        raise Forbidden(
-            f"harness: {harness.id}@{harness.version} is a {harness.kind} harness the server"
-            " executes; only admins may report results under it (report under an external"
-            " harness id of your own instead)",
-            {"path": "harness", "kind": harness.kind, "action": "runs:report-code"},
-        )
 
 
 def _check_importable(harness: Harness) -> None:

@@ -229,7 +229,8 @@ def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Sco
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
         )
     plan = RunPlan(graders=list(graders))
-    from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
+    from benchbook.services.run_execution import StoreVerdictCache
+    from benchbook.services.run_secrets import LazySecrets
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
