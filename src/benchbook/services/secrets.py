@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from cryptography.fernet import Fernet
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
-#: A bound host: a DNS name or IP literal, optionally ``:port`` (lower-cased when stored).
+#: A bound host: a DNS name or IPv4 address, optionally ``:port`` (lower-cased when stored).
 HOST_RE = re.compile(
-    r"^(?:[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?(?::[0-9]{1,5})?$|^\[[0-9a-f:.]+\](?::[0-9]{1,5})?$"
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}"
+    r"[A-Za-z0-9])?(?::[0-9]{1,5})?$"
 )
 MAX_HOSTS = 32
 MAX_VALUE_BYTES = 64 * 1024
