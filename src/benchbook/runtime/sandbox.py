@@ -1,0 +1,493 @@
+"""The sandbox: the only place a process is started for a case (DESIGN "Trust boundaries").
+
+Every process Benchbook starts for a case — a command harness, a ``command``/``tests-pass``
+grader, a repo environment's ``setup`` line, the browser, an agent's tool — starts here, inside
+Debian's bubblewrap (``bwrap``, the sandbox Flatpak uses; see ``docs/security.md``):
+
+- new user, PID, IPC, UTS, cgroup and mount namespaces, and a new network namespace (nothing
+  but its own loopback) unless the caller passes ``network="full"``;
+- uid/gid 65534 (``nobody``) inside the user namespace, no capabilities;
+- a root file system holding only: ``/usr`` and the ``/bin``, ``/sbin``, ``/lib*`` links
+  read-only, a few files of ``/etc`` read-only (:data:`ETC_FILES`: loader cache, CA
+  certificates, ``passwd``/``group``, resolver files, fonts — no secrets), the Python
+  installation and virtual environment Benchbook runs from read-only (a harness may call
+  ``sys.executable``), the policy's extra read-only paths, the call's ``readable`` paths
+  read-only, and the call's ``writable`` paths (the case's workdir) read-write — each at its
+  own path, so ``{workdir}`` and the ``BENCHBOOK_*`` file paths mean the same inside;
+- a fresh ``/proc`` (only the sandbox's processes), a minimal ``/dev``, an empty private ``/tmp``;
+- exactly the environment the caller passes (nothing of the server's);
+- ``--die-with-parent`` and ``--new-session``: bwrap is PID 1 of the namespace, so when the
+  command ends, when the case is killed (SIGKILL of bwrap) or when the server dies (even by
+  ``kill -9``), every process of the sandbox dies with it — a ``setsid -f`` child included;
+- resource limits (``prlimit`` from util-linux, applied to bwrap and inherited by everything in
+  it): CPU seconds, address space, processes, file size (:class:`SandboxLimits`).
+
+Paths under :attr:`SandboxPolicy.denied_paths` (``BENCHBOOK_HOME``: the database, ``secret.key``,
+mirrors) are never bound, whatever a caller asks: :class:`SandboxError`.
+
+With ``SandboxPolicy.enabled`` False (``BENCHBOOK_SANDBOX=off``, refused on installations with
+more than one user or workspace) the process starts unsandboxed, in its own session and with the
+same explicit environment, and its process group is killed at the end. When bwrap is missing and
+the sandbox is on, nothing starts: :class:`SandboxUnavailable` names the requirement.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import os
+import shutil
+import signal
+import sys
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal
+
+from benchbook.errors import BenchbookError
+
+NetworkMode = Literal["none", "full"]
+"""``none``: a private network namespace (its own loopback only); ``full``: the host's network."""
+
+#: The uid and gid a sandboxed process runs as, inside its user namespace.
+SANDBOX_UID = 65534
+#: Seconds to wait for the output pipes to close once the sandbox is dead.
+_DRAIN_GRACE_S = 2.0
+#: Files and directories of ``/etc`` bound read-only when present (no secrets among them).
+ETC_FILES = (
+    "alternatives",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "chromium",
+    "chromium.d",
+    "fonts",
+    "gai.conf",
+    "group",
+    "host.conf",
+    "hosts",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "mime.types",
+    "nsswitch.conf",
+    "passwd",
+    "protocols",
+    "resolv.conf",
+    "services",
+    "ssl",
+)
+#: Top-level system directories: bound read-only, or recreated as the same symlink (usrmerge).
+_SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+
+
+class SandboxError(BenchbookError):
+    """A sandboxed process cannot be started as asked (a denied path, a bad argument)."""
+
+    code = "sandbox"
+
+
+class SandboxUnavailable(SandboxError):
+    """The sandbox is on but bubblewrap (or ``prlimit``) is not installed."""
+
+    code = "sandbox_unavailable"
+
+
+@dataclass(frozen=True)
+class SandboxLimits:
+    """Resource limits of one sandboxed process tree (``None``: not limited).
+
+    Attributes:
+        cpu_s: CPU seconds (``RLIMIT_CPU``; per process, SIGKILL past it).
+        address_space_bytes: virtual memory per process (``RLIMIT_AS``).
+        processes: processes and threads of the sandbox's uid (``RLIMIT_NPROC``; the kernel
+            does not enforce it for a server running as root — see ``docs/security.md``).
+        file_size_bytes: largest file a process may write (``RLIMIT_FSIZE``).
+        open_files: open file descriptors per process (``RLIMIT_NOFILE``).
+    """
+
+    cpu_s: int | None = 3600
+    address_space_bytes: int | None = 8 << 30
+    processes: int | None = 1024
+    file_size_bytes: int | None = 1 << 30
+    open_files: int | None = 4096
+
+    def prlimit_args(self) -> list[str]:
+        """``prlimit`` options for the limits that are set (soft = hard)."""
+        pairs = (
+            ("--cpu", self.cpu_s),
+            ("--as", self.address_space_bytes),
+            ("--nproc", self.processes),
+            ("--fsize", self.file_size_bytes),
+            ("--nofile", self.open_files),
+        )
+        return [f"{flag}={value}" for flag, value in pairs if value is not None]
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    """The installation's sandbox (from Settings, carried by ``RuntimeConfig.sandbox``).
+
+    Attributes:
+        enabled: False only for ``BENCHBOOK_SANDBOX=off`` (single-user installs).
+        bwrap: the bubblewrap binary.
+        prlimit: util-linux's ``prlimit`` binary (applies :class:`SandboxLimits`).
+        limits: the default limits; a call may pass its own (the case's ``resources``).
+        ro_paths: extra paths every sandbox sees read-only (an admin's toolchains).
+        denied_paths: paths never bound, whatever is asked (``BENCHBOOK_HOME``).
+        python_prefixes: bind the Python installation and virtual environment Benchbook runs
+            from, read-only (harnesses and graders that call ``python``/``sys.executable``).
+    """
+
+    enabled: bool = True
+    bwrap: str = "/usr/bin/bwrap"
+    prlimit: str = "/usr/bin/prlimit"
+    limits: SandboxLimits = field(default_factory=SandboxLimits)
+    ro_paths: tuple[Path, ...] = ()
+    denied_paths: tuple[Path, ...] = ()
+    python_prefixes: bool = True
+
+    def check_available(self) -> None:
+        """Raise :class:`SandboxUnavailable` when the sandbox is on and a binary is missing."""
+        if not self.enabled:
+            return
+        needs = (("bubblewrap", self.bwrap, "bubblewrap"), ("prlimit", self.prlimit, "util-linux"))
+        for name, path, package in needs:
+            if not os.access(path, os.X_OK):
+                raise SandboxUnavailable(
+                    f"the sandbox needs {name} at {path}, which is not installed (Debian: "
+                    f"apt-get install {package}); Benchbook starts no case process without it"
+                    " (docs/security.md)",
+                    {"requirement": name, "path": path},
+                )
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """A finished (or killed) sandboxed process.
+
+    Attributes:
+        exit_code: the exit status; 128+N when killed by signal N inside the sandbox; None
+            after a timeout (the sandbox was killed).
+        stdout, stderr: the last ``output_limit_bytes`` of each stream.
+        timed_out: it ran past ``timeout_s`` and the whole sandbox was killed.
+        duration_ms: wall time in milliseconds.
+    """
+
+    exit_code: int | None
+    stdout: bytes
+    stderr: bytes
+    timed_out: bool
+    duration_ms: int
+
+
+def _inside(path: Path, parents: Iterable[Path]) -> bool:
+    resolved = path.resolve()
+    return any(resolved == p or resolved.is_relative_to(p) for p in parents)
+
+
+def _check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
+    denied = [p.resolve() for p in policy.denied_paths]
+    for path in paths:
+        if _inside(path, denied) or any(d.is_relative_to(path.resolve()) for d in denied):
+            raise SandboxError(
+                f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
+                "directory (database, secret.key)",
+                {"path": str(path)},
+            )
+
+
+def _python_prefixes() -> list[Path]:
+    prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    prefixes |= {p.resolve() for p in prefixes}
+    return sorted(p for p in prefixes if p != Path("/usr") and p != Path("/"))
+
+
+def _system_binds() -> list[str]:
+    args = ["--ro-bind", "/usr", "/usr"]
+    for top in _SYSTEM_DIRS:
+        if os.path.islink(top):
+            args += ["--symlink", os.readlink(top), top]
+        elif os.path.isdir(top):
+            args += ["--ro-bind", top, top]
+    for name in ETC_FILES:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    return args
+
+
+def bwrap_argv(
+    argv: Sequence[str],
+    *,
+    policy: SandboxPolicy,
+    cwd: Path,
+    writable: Sequence[Path] = (),
+    readable: Sequence[Path] = (),
+    network: NetworkMode = "none",
+    limits: SandboxLimits | None = None,
+) -> list[str]:
+    """The full command line (``prlimit … -- bwrap … -- argv``) of one sandboxed process.
+
+    Raises:
+        SandboxError: a path to bind lies in (or contains) a denied path; empty ``argv``.
+        SandboxUnavailable: bwrap or prlimit is missing.
+    """
+    if not argv:
+        raise SandboxError("nothing to run: the command is empty")
+    policy.check_available()
+    ro = [*policy.ro_paths, *readable]
+    _check_paths(policy, [*ro, *writable, cwd])
+    prefix = [policy.prlimit, *(limits or policy.limits).prlimit_args(), "--", policy.bwrap]
+    args = [
+        "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
+        "--hostname", "benchbook-case", "--die-with-parent", "--new-session",
+    ]  # fmt: skip
+    if network == "none":
+        args.append("--unshare-net")
+    args += _system_binds()
+    args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    if policy.python_prefixes:
+        for path in _python_prefixes():
+            args += ["--ro-bind-try", str(path), str(path)]
+    for path in ro:
+        args += ["--ro-bind-try", str(path), str(path)]
+    for path in writable:
+        args += ["--bind", str(path), str(path)]
+    args += ["--chdir", str(cwd), "--", *argv]
+    return prefix + args
+
+
+class SandboxedProcess:
+    """A process started by :func:`start_sandboxed` (streaming harnesses, the browser).
+
+    ``process`` is the asyncio process of the outermost program (bwrap, or the command itself
+    when the sandbox is off); :meth:`kill` ends the whole sandbox.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process, sandboxed: bool) -> None:
+        self.process = process
+        self.sandboxed = sandboxed
+
+    @property
+    def pid(self) -> int:
+        """The outermost process id (bwrap's; also the process group id)."""
+        return self.process.pid
+
+    def kill_now(self) -> None:
+        """SIGKILL the sandbox's process group: bwrap dies, so does its PID namespace."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+    async def kill(self) -> None:
+        """Kill everything the process started and reap it (no-op when it already ended)."""
+        self.kill_now()
+        await self.process.wait()
+
+
+async def start_sandboxed(
+    argv: Sequence[str],
+    *,
+    policy: SandboxPolicy,
+    cwd: Path,
+    env: Mapping[str, str],
+    writable: Sequence[Path] = (),
+    readable: Sequence[Path] = (),
+    network: NetworkMode = "none",
+    limits: SandboxLimits | None = None,
+    stdin: int | None = asyncio.subprocess.DEVNULL,
+    stdout: int | None = asyncio.subprocess.PIPE,
+    stderr: int | None = asyncio.subprocess.PIPE,
+) -> SandboxedProcess:
+    """Start ``argv`` in a sandbox and return at once (the caller reads, waits and kills).
+
+    Args:
+        argv: the program (found on ``env["PATH"]`` inside the sandbox) and its arguments.
+        policy: the installation's sandbox.
+        cwd: the working directory (must be visible inside: usually the workdir).
+        env: the process's whole environment (nothing of the server's is added).
+        writable: paths bound read-write at their own path (the case's workdir).
+        readable: extra paths bound read-only at their own path.
+        network: ``none`` (default) or ``full``.
+        limits: resource limits; default ``policy.limits``.
+        stdin, stdout, stderr: as for :func:`asyncio.create_subprocess_exec` (a file object's
+            descriptor is accepted).
+
+    Raises:
+        SandboxUnavailable: the sandbox is on and bwrap/prlimit is missing.
+        SandboxError: a denied path was asked for.
+        OSError: the outermost program could not be started.
+    """
+    _check_program(argv, env, cwd)
+    if policy.enabled:
+        full = bwrap_argv(
+            argv, policy=policy, cwd=cwd, writable=writable, readable=readable,
+            network=network, limits=limits,
+        )  # fmt: skip
+    else:
+        full = list(argv)
+    process = await asyncio.create_subprocess_exec(
+        *full,
+        cwd=cwd,
+        env=dict(env),
+        stdin=stdin,
+        stdout=stdout,
+        stderr=stderr,
+        start_new_session=True,  # its own process group: one killpg ends it all
+    )
+    return SandboxedProcess(process, policy.enabled)
+
+
+def _check_program(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> None:
+    """Raise the OSError an unsandboxed start would: inside bwrap a missing program is only an
+    exit status, and callers say ``cannot start <program>: <reason>``."""
+    if not argv:
+        raise SandboxError("nothing to run: the command is empty")
+    program = argv[0]
+    if "/" in program:
+        found: str | None = str(cwd / program)
+        assert found is not None
+        if not os.path.exists(found):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+        if not os.access(found, os.X_OK) or os.path.isdir(found):
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+        return
+    if shutil.which(program, path=env.get("PATH", os.defpath)) is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+
+
+async def _read_tail(stream: asyncio.StreamReader | None, limit_bytes: int) -> bytes:
+    """Everything ``stream`` yields until EOF, keeping the last ``limit_bytes``."""
+    if stream is None:
+        return b""
+    buffer = bytearray()
+    while chunk := await stream.read(65536):
+        buffer += chunk
+        if len(buffer) > 2 * limit_bytes:  # trim in batches: one copy per limit, not per chunk
+            del buffer[:-limit_bytes]
+    return bytes(buffer[-limit_bytes:])
+
+
+async def _feed(writer: asyncio.StreamWriter | None, data: bytes) -> None:
+    """Write ``data`` to stdin and close it; a process that never reads stdin is fine."""
+    if writer is None:
+        return
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        writer.write(data)
+        await writer.drain()
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        writer.close()
+
+
+async def _wait_group_gone(pgid: int, grace_s: float) -> None:
+    """Until no process of group ``pgid`` is left (the sandbox off: killed orphans are reaped
+    by init a moment later), at most ``grace_s`` seconds."""
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        await asyncio.sleep(0.02)
+
+
+async def run_sandboxed(
+    argv: Sequence[str],
+    *,
+    policy: SandboxPolicy,
+    cwd: Path,
+    env: Mapping[str, str],
+    timeout_s: float,
+    writable: Sequence[Path] = (),
+    readable: Sequence[Path] = (),
+    network: NetworkMode = "none",
+    limits: SandboxLimits | None = None,
+    stdin: bytes | None = None,
+    output_limit_bytes: int = 16 * 1024 * 1024,
+) -> SandboxResult:
+    """Run ``argv`` in a sandbox to its end (or ``timeout_s``) and collect its output.
+
+    Arguments as for :func:`start_sandboxed`; ``stdin`` is fed and closed (None: no stdin);
+    each stream keeps its last ``output_limit_bytes``. Whatever happens — normal exit, timeout,
+    cancellation — the whole sandbox is killed before this returns, so nothing the command
+    started outlives it.
+
+    Raises:
+        SandboxUnavailable, SandboxError, OSError: as :func:`start_sandboxed`; nothing else
+        (a timeout is ``SandboxResult.timed_out``).
+    """
+    started = time.monotonic()
+    proc = await start_sandboxed(
+        argv, policy=policy, cwd=cwd, env=env, writable=writable, readable=readable,
+        network=network, limits=limits,
+        stdin=asyncio.subprocess.DEVNULL if stdin is None else asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    process = proc.process
+    out_task = asyncio.ensure_future(_read_tail(process.stdout, output_limit_bytes))
+    err_task = asyncio.ensure_future(_read_tail(process.stderr, output_limit_bytes))
+    feed_task = asyncio.ensure_future(_feed(process.stdin, stdin or b""))
+    returncode: int | None = None
+    try:
+        returncode = await asyncio.wait_for(process.wait(), timeout_s)
+    except TimeoutError:
+        pass
+    finally:
+        # Timeout, cancellation and a normal exit alike: nothing may outlive the command.
+        proc.kill_now()
+        if returncode is None:
+            await process.wait()
+        feed_task.cancel()
+    if not proc.sandboxed:
+        await _wait_group_gone(process.pid, _DRAIN_GRACE_S)
+    done, pending = await asyncio.wait({out_task, err_task}, timeout=_DRAIN_GRACE_S)
+    for task in pending:  # unsandboxed: a process that left the group may still hold a pipe
+        task.cancel()
+    return SandboxResult(
+        exit_code=returncode,
+        stdout=out_task.result() if out_task in done else b"",
+        stderr=err_task.result() if err_task in done else b"",
+        timed_out=returncode is None,
+        duration_ms=round((time.monotonic() - started) * 1000),
+    )
+
+
+def limits_for(
+    policy: SandboxPolicy,
+    *,
+    timeout_s: float | None = None,
+    cpu_millicores: int | None = None,
+    memory_mb: int | None = None,
+) -> SandboxLimits:
+    """The limits of one case: the policy's defaults, narrowed by the case's ``resources``.
+
+    ``memory_mb`` becomes the address-space limit (MiB); ``cpu_millicores`` with ``timeout_s``
+    becomes CPU seconds (``ceil(timeout_s × millicores / 1000)``, at least 1). Neither ever
+    raises a limit above the installation's default.
+    """
+    base = policy.limits
+    cpu_s = base.cpu_s
+    if cpu_millicores is not None and timeout_s is not None:
+        wanted = max(1, -(-int(timeout_s * cpu_millicores) // 1000))
+        cpu_s = wanted if cpu_s is None else min(cpu_s, wanted)
+    address = base.address_space_bytes
+    if memory_mb is not None:
+        wanted_bytes = memory_mb << 20
+        address = wanted_bytes if address is None else min(address, wanted_bytes)
+    return replace(base, cpu_s=cpu_s, address_space_bytes=address)
+
+
+__all__ = [
+    "SANDBOX_UID",
+    "NetworkMode",
+    "SandboxError",
+    "SandboxLimits",
+    "SandboxPolicy",
+    "SandboxResult",
+    "SandboxUnavailable",
+    "SandboxedProcess",
+    "bwrap_argv",
+    "limits_for",
+    "run_sandboxed",
+    "start_sandboxed",
+]
