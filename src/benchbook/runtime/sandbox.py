@@ -139,7 +139,10 @@ class SandboxPolicy:
         prlimit: util-linux's ``prlimit`` binary (applies :class:`SandboxLimits`).
         limits: the default limits; a call may pass its own (the case's ``resources``).
         ro_paths: extra paths every sandbox sees read-only (an admin's toolchains).
-        denied_paths: paths never bound, whatever is asked (``BENCHBOOK_HOME``).
+        denied_paths: paths never bound, whatever is asked (``BENCHBOOK_HOME``), nor any path
+            holding one.
+        allowed_inside: subtrees of a denied path that may still be bound (the work root,
+            when an installation keeps it inside ``BENCHBOOK_HOME``).
         python_prefixes: bind the Python installation and virtual environment Benchbook runs
             from, read-only (harnesses and graders that call ``python``/``sys.executable``).
     """
@@ -151,6 +154,7 @@ class SandboxPolicy:
     ro_paths: tuple[Path, ...] = ()
     denied_paths: tuple[Path, ...] = ()
     python_prefixes: bool = True
+    allowed_inside: tuple[Path, ...] = ()
 
     def check_available(self) -> None:
         """Raise :class:`SandboxUnavailable` when the sandbox is on and a binary is missing."""
@@ -193,8 +197,10 @@ def _inside(path: Path, parents: Iterable[Path]) -> bool:
 
 def _check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
     denied = [p.resolve() for p in policy.denied_paths]
+    exempt = [p.resolve() for p in policy.allowed_inside]
     for path in paths:
-        if _inside(path, denied) or any(d.is_relative_to(path.resolve()) for d in denied):
+        holds = any(d.is_relative_to(path.resolve()) for d in denied)
+        if holds or (_inside(path, denied) and not _inside(path, exempt)):
             raise SandboxError(
                 f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
                 "directory (database, secret.key)",
