@@ -12,8 +12,9 @@ one (issue 27, target ≤ 5 ms added per case), measured in the same process and
   say where the added time goes.
 
 Rounds alternate the variants (after one untimed warm-up round); the medians of the per-round
-means are reported as ms per case, with the added ms and the ratio against sandbox off, and
-the load average before and after (a 2-core machine shared with other work is noisy).
+means are reported as wall ms per case, with the added ms and the ratio against sandbox off,
+and as CPU ms per case (user + system of this process and its children: steadier than wall
+clock when the machine is shared), with the load average before and after.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import resource
 import statistics
 import tempfile
 import time
@@ -70,18 +72,31 @@ def _variants(work: Path) -> dict[str, Callable[[], Awaitable[None]]]:
     }
 
 
-async def _measure(cases: int, rounds: int) -> dict[str, list[float]]:
+def _cpu_s() -> float:
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+async def _measure(
+    cases: int, rounds: int
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Per variant, the wall and the CPU ms per case of each timed round."""
     with tempfile.TemporaryDirectory(prefix="bench-sandbox-") as tmp:
         variants = _variants(Path(tmp))
-        means: dict[str, list[float]] = {name: [] for name in variants}
+        wall: dict[str, list[float]] = {name: [] for name in variants}
+        cpu: dict[str, list[float]] = {name: [] for name in variants}
         for round_ in range(rounds + 1):
             for name, run in variants.items():
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), _cpu_s()
                 for _ in range(cases):
                     await run()
                 if round_:  # round 0 warms up (the sandbox's /etc copy, caches)
-                    means[name].append((time.perf_counter() - started) * 1000 / cases)
-        return means
+                    wall[name].append((time.perf_counter() - started) * 1000 / cases)
+                    cpu[name].append((_cpu_s() - cpu_started) * 1000 / cases)
+        return wall, cpu
 
 
 def main() -> None:
@@ -90,17 +105,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     load_before = os.getloadavg()
-    means = asyncio.run(_measure(args.cases, args.rounds))
+    wall, cpu = asyncio.run(_measure(args.cases, args.rounds))
     load_after = os.getloadavg()
-    medians = {name: statistics.median(values) for name, values in means.items()}
-    base = medians["case, sandbox off"]
-    print(f"{args.cases} cases x {args.rounds} rounds (medians of round means), ms per case")
+    medians = {name: statistics.median(values) for name, values in wall.items()}
+    cpu_medians = {name: statistics.median(values) for name, values in cpu.items()}
+    print(f"{args.cases} cases x {args.rounds} rounds (medians of round means), per case")
     for name, value in medians.items():
-        spread = f"{min(means[name]):.2f}-{max(means[name]):.2f}"
-        print(f"  {name:<22} {value:7.2f} ms  (rounds {spread})")
-    added = medians["case, sandbox on"] - base
+        spread = f"{min(wall[name]):.2f}-{max(wall[name]):.2f}"
+        line = f"  {name:<22} wall {value:7.2f} ms (rounds {spread})"
+        print(f"{line}  CPU {cpu_medians[name]:6.2f} ms")
+    on, off = "case, sandbox on", "case, sandbox off"
     print(
-        f"sandbox added per case: {added:.2f} ms  (ratio {medians['case, sandbox on'] / base:.2f}x)"
+        f"sandbox added per case: wall {medians[on] - medians[off]:.2f} ms"
+        f" (ratio {medians[on] / medians[off]:.2f}x),"
+        f" CPU {cpu_medians[on] - cpu_medians[off]:.2f} ms"
+        f" (ratio {cpu_medians[on] / cpu_medians[off]:.2f}x)"
     )
     print(
         "load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}".format(

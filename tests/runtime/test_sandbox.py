@@ -255,3 +255,12 @@ def test_git_on_the_checkout_runs_a_filter_the_harness_planted_only_inside_the_s
     assert result.status == "ok", (result.error, result.trace.stderr_tail)
     assert not planted.exists()  # git ran the case's filter, but in the case's sandbox
     assert "changed" in (result.trace.env_snapshot.diff or "")
+
+
+def test_the_sandbox_etc_holds_nothing_another_local_user_could_not_read(
+    run_case: RunCase, config: RuntimeConfig
+) -> None:
+    script = "ls -a /etc /etc/ssl; test ! -e /etc/shadow && test ! -e /etc/ssl/private && echo ok"
+    result = run_case(_harness(["sh", "-c", script]), _case(), config=config)
+    assert result.status == "ok", result.trace.stderr_tail
+    assert result.trace.answer.endswith("ok") and "resolv.conf" in result.trace.answer

@@ -40,6 +40,7 @@ import errno
 import os
 import shutil
 import signal
+import stat
 import sys
 import tempfile
 import threading
@@ -208,23 +209,52 @@ def _check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
             )
 
 
-def _python_prefixes() -> list[Path]:
+def _python_prefixes(policy: SandboxPolicy) -> list[Path]:
+    """Benchbook's Python installation and virtual environment, minus any a denied path
+    would forbid (a prefix holding ``BENCHBOOK_HOME`` is left out, not an error)."""
     prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     prefixes |= {p.resolve() for p in prefixes}
-    return sorted(p for p in prefixes if p != Path("/usr") and p != Path("/"))
+    usable = []
+    for prefix in sorted(p for p in prefixes if p not in (Path("/usr"), Path("/"))):
+        try:
+            _check_paths(policy, [prefix])
+        except SandboxError:
+            continue
+        usable.append(prefix)
+    return usable
+
+
+def _world_unreadable(directory: str, names: list[str]) -> set[str]:
+    """``copytree``'s ignore: entries another local user could not read (``/etc/ssl/private``)."""
+    hidden = set()
+    for name in names:
+        try:
+            mode = os.lstat(os.path.join(directory, name)).st_mode
+        except OSError:
+            hidden.add(name)
+            continue
+        if stat.S_ISLNK(mode):
+            continue  # resolved inside the sandbox, against what is bound there
+        needed = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) else 0)
+        if mode & needed != needed:
+            hidden.add(name)
+    return hidden
 
 
 def _copy_etc() -> Path:
-    """A private copy of the :data:`ETC_FILES` of ``/etc`` (symlinks kept), made once per
-    process and removed at exit: one read-only bind instead of one per file saves ~3 ms a
-    start (``bench/sandbox.py``). Changes to ``/etc`` after the process started are not seen."""
+    """A private copy of the :data:`ETC_FILES` of ``/etc`` (symlinks kept; only what any local
+    user may read — ``/etc/ssl/private`` stays out), made once per process and removed at
+    exit: one read-only bind instead of one per file saves ~3 ms a start
+    (``bench/sandbox.py``). Changes to ``/etc`` after the process started are not seen."""
     root = Path(tempfile.mkdtemp(prefix="benchbook-sandbox-etc-"))
     atexit.register(shutil.rmtree, root, True)
     for name in ETC_FILES:
+        if _world_unreadable("/etc", [name]):
+            continue
         source = Path("/etc") / name
-        with contextlib.suppress(OSError):  # absent or unreadable: not part of the sandbox
+        with contextlib.suppress(OSError, shutil.Error):  # absent: not part of the sandbox
             if source.is_dir() and not source.is_symlink():
-                shutil.copytree(source, root / name, symlinks=True)
+                shutil.copytree(source, root / name, symlinks=True, ignore=_world_unreadable)
             elif source.is_symlink() or source.is_file():
                 shutil.copy2(source, root / name, follow_symlinks=False)
     root.chmod(0o755)
@@ -285,7 +315,7 @@ def bwrap_argv(
     args += _system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     if policy.python_prefixes:
-        for path in _python_prefixes():
+        for path in _python_prefixes(policy):
             args += ["--ro-bind-try", str(path), str(path)]
     for path in ro:
         args += ["--ro-bind-try", str(path), str(path)]
