@@ -303,7 +303,7 @@ def bwrap_argv(
         raise SandboxError("nothing to run: the command is empty")
     policy.check_available()
     ro = [*policy.ro_paths, *readable]
-    _check_paths(policy, [*ro, *writable, cwd])
+    _check_paths(policy, [*ro, *writable])  # cwd is not bound: a chdir inside the sandbox
     prefix = [policy.prlimit, *(limits or policy.limits).prlimit_args(), "--", policy.bwrap]
     args = [
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
