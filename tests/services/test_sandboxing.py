@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import Engine
 
-from benchbook.errors import Conflict
+from benchbook.errors import Conflict, InvalidInput
 from benchbook.services import accounts, harnesses, run_execution, runs
 from benchbook.services import datasets as ds
 from benchbook.services.context import Context, local_admin_context
@@ -115,3 +115,20 @@ def test_nothing_of_a_case_survives_a_kill_9_of_the_server_running_it(
         assert wait_gone(f"sleep {waiting}") == []
     finally:
         _stop(server)
+
+
+def test_a_harness_network_of_none_keeps_the_identity_full_changes_it_and_others_are_refused() -> (
+    None
+):
+    body = {"id": "h", "version": "1.0.0", "kind": "command", "config": {"argv": ["echo"]}}
+    before = harnesses.harness_identity(harnesses.parse_harness(body))
+    # The hash main computed for this body before the field existed.
+    assert before[1] == "82ed7efc4592a1ad70b08d865e3b2578a352bd4bce7e60fcb0b5549eb66e59ee"
+    spelled = {**body, "config": {"argv": ["echo"], "network": "none"}}
+    assert harnesses.harness_identity(harnesses.parse_harness(spelled)) == before
+    full = {**body, "config": {"argv": ["echo"], "network": "full"}}
+    assert harnesses.harness_identity(harnesses.parse_harness(full))[1] != before[1]
+    assert '"network":"full"' in harnesses.harness_identity(harnesses.parse_harness(full))[0]
+    with pytest.raises(InvalidInput) as refused:
+        harnesses.parse_harness({**body, "config": {"argv": ["echo"], "network": "lan"}})
+    assert "config.network" in str(refused.value.details)
