@@ -96,7 +96,9 @@ def test_without_the_workspace_the_grader_is_skipped_and_without_gold_it_errs(
     assert score.status == "error" and "no gold_context and no patch" in str(score.detail)
 
 
-def test_gold_falls_back_to_the_removed_lines_of_the_patch(bundled_repo: BundledRepo) -> None:
+def test_gold_falls_back_to_the_patch_with_the_insertions_enclosing_definition(
+    bundled_repo: BundledRepo,
+) -> None:
     repo, sha = bundled_repo("pydata__xarray")
     patch = (
         "--- a/xarray/core/weighted.py\n+++ b/xarray/core/weighted.py\n"
@@ -113,7 +115,8 @@ def test_gold_falls_back_to_the_removed_lines_of_the_patch(bundled_repo: Bundled
     trace = Trace(answer="xarray/core/weighted.py\n")
     score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), c)
     assert score.detail["final"]["file"]["gold_size"] == 2  # the new file is a file-level location
-    assert score.detail["final"]["line"]["gold_size"] == 1
+    # line 145 (removed, and where the two lines go in) and the whole enclosing method at base
+    assert score.detail["final"]["line"]["gold_size"] == 14
     assert score.detail["final"]["file"]["coverage"] == 0.5
 
 
