@@ -148,3 +148,33 @@ def test_answers_parse_as_json_with_upstream_names_or_as_path_lines() -> None:
     spans_only = parse_prediction('{"spans": {"b.py": [{"start": 1, "end": 2}]}}')
     assert spans_only.files == ["b.py"]
     assert parse_prediction("a.py\n\n b.py \n").files == ["a.py", "b.py"]
+
+
+def test_an_answer_outside_the_checkout_is_upstreams_no_context_row_left_out_of_aggregates(
+    bundled_repo: BundledRepo,
+) -> None:
+    from benchbook.contracts.run import CaseResult
+    from benchbook.contracts.score import Score
+    from benchbook.eval.scorecards import ScorecardBuilder
+    from benchbook.services.localization import _compare
+
+    repo, sha = bundled_repo("pydata__xarray")
+    trace = Trace(answer="no/such/file.py\n")
+    score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), case(sha))
+    assert score.status == "skipped" and score.passed is None
+    assert score.detail["error"] == "no_context_extracted"
+    assert score.detail["unresolved_paths"] == ["no/such/file.py"]
+    assert "no/such/file.py" in score.detail["reason"]
+    agreed = _compare("x", score, {"instance_id": "x", "error": "no_context_extracted"})
+    assert agreed.agree is True
+    ok_trace = Trace(answer="xarray/core/weighted.py\n")
+    scored = grade(Submission(answer=ok_trace.answer, trace=ok_trace, workdir=repo), case(sha))
+    builder = ScorecardBuilder()
+    for n, s in enumerate([score, scored]):
+        builder.add(CaseResult(case_id=f"c{n}", sample=0, status="ok", scores=[s]))
+    summary = builder.summary()["localization"]
+    assert (summary["instances"], summary["errored"]) == (2, 1)
+    assert summary["micro"]["file"] == pytest.approx(
+        {"coverage": 0.5, "precision": 1.0, "f1": 2 / 3}
+    )  # the scored instance alone
+    assert isinstance(score, Score)

@@ -65,7 +65,8 @@ class InstanceComparison(BaseModel):
             ``"no row"``.
         differences: every compared metric that differs (see
             :func:`benchbook.eval.contextbench_upstream.differences`).
-        agree: both sides scored it and no metric differs.
+        agree: both sides scored it and no metric differs, or both report the same error
+            row (``no_context_extracted``).
     """
 
     model_config = STRICT

@@ -297,4 +297,7 @@ def _compare(iid: str, ours: Score | None, row: dict[str, Any] | None) -> Instan
             MetricDifference.model_validate(d) for d in upstream.differences(item.ours, row or {})
         ]
         item.agree = not item.differences
+    elif ours is not None and item.upstream_error is not None:
+        # both report the same error row (no_context_extracted): they agree
+        item.agree = ours.detail.get("error") == item.upstream_error
     return item
