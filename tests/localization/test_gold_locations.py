@@ -50,3 +50,13 @@ def test_gold_of_a_case_reads_the_base_tree_from_the_mirror(cb_run: ContextBench
     assert out.spans[0]["file"] == "xarray/core/weighted.py"  # its gold_context
     with pytest.raises(InvalidInput):
         derive_gold_locations(cb_run.ctx, "contextbench", XARRAY, patch=PATCH)
+
+
+def test_the_cli_shows_a_cases_gold_with_its_changed_definitions(
+    cb_run: ContextBenchRun, cli_env: dict[str, str]
+) -> None:
+    result = invoke(cli_env, "localization", "gold", f"contextbench/{XARRAY}")
+    assert result.exit_code == 0, result.output
+    assert "xarray/core/weighted.py (modified)" in result.stdout
+    assert "modified xarray/core/weighted.py:Weighted._sum_of_weights" in result.stdout
+    assert "scored spans (base):" in result.stdout
