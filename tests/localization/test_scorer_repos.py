@@ -106,3 +106,32 @@ def test_the_scorers_clone_command_runs_away_on_a_shallow_bare_mirror(
     argv = ["git", "clone", "--filter=blob:none", "--no-checkout", "--progress"]
     outcome, peak = guarded([*argv, str(mirror), str(tmp_path / "base")])
     assert outcome == "runaway", (outcome, peak)
+
+
+def test_the_scorers_exact_clone_command_handles_a_scorer_repository_of_a_full_mirror(
+    tmp_path: Path,
+) -> None:
+    # A mirror with its whole history (seeded from a full repository, or cloned from GitHub):
+    # upstream would use the scorer repository in place, and even its clone command handles it.
+    import asyncio
+
+    from benchbook.eval.scorer_repos import scorer_repository
+    from benchbook.runtime.environments.mirrors import seed_mirror
+    from tests.runtime.gitserver import git, make_bare_repo
+
+    bare, first = make_bare_repo(tmp_path / "src", {"a.py": "def f():\n    return 1\n"})
+    work = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(bare), str(work))
+    (work / "a.py").write_text("def f():\n    return 2\n")
+    git(work, "commit", "-qam", "second")
+    mirrors = tmp_path / "mirrors"
+    stats, _ = asyncio.run(seed_mirror(mirrors, "acme/widget", work))
+    exported = scorer_repository(stats.path, mirrors, tmp_path / "scorer-repos")
+    base = tmp_path / "cache" / "base"
+    argv = ["git", "clone", "--filter=blob:none", "--no-checkout", "--progress"]
+    assert guarded([*argv, str(exported), str(base)])[0] == "exit 0"
+    worktree = tmp_path / "wt"
+    assert guarded(["git", "worktree", "add", "--detach", str(worktree), first], cwd=base)[0] == (
+        "exit 0"
+    )
+    assert (worktree / "a.py").read_text() == "def f():\n    return 1\n"
