@@ -14,7 +14,9 @@ Every expected value here is produced by the reference implementation itself, ru
 
 Tricky vectors come from the issue trackers: a comma after the final number (stanford-crfm/helm
 #4337, jundot/omlx #3484), ``\\boxed{$9{,}500}`` and ``\\boxed{8,000}`` (open-compass #2647),
-signed answers (google-deepmind/proeval #19), ``13.20%`` (mbzuai-nlp/finchain #3).
+signed answers (google-deepmind/proeval #19), ``13.20%`` (mbzuai-nlp/finchain #3); for SQuAD an
+answer that is only an article (OpenBMB/UltraRAG #509), the en dash SQuAD keeps
+(deepset-ai/haystack #2508), apostrophes (Pharaoh-Labs/teamarr #653).
 """
 
 from __future__ import annotations
@@ -282,6 +284,11 @@ SQUAD_VECTORS = [
     "'quoted'",
     "A",
     "",
+    "1990–1995",  # SQuAD keeps the en dash (deepset-ai/haystack #2508)
+    "1990-1995",
+    "Hawai'i",  # the apostrophe goes, no space left (Pharaoh-Labs/teamarr #653)
+    "hawaii",
+    "The",
 ]
 
 
@@ -296,11 +303,19 @@ def test_normalized_mode_matches_exactly_when_squads_normalizations_are_equal() 
     for prediction, reference in pairs:
         nfc = [unicodedata.normalize("NFC", t) for t in (prediction, reference)]
         expected = squad_normalize_answer(nfc[0]) == squad_normalize_answer(nfc[1])
-        if not reference.strip():
-            continue
+        if not squad_normalize_answer(nfc[1]):
+            continue  # a reference normalizing to nothing is an error (next test)
         assert grade(spec, prediction, _case(reference)).passed is expected, (prediction, reference)
     assert grade(spec, "cafe\u0301", _case("café")).passed is True  # NFC first
     assert grade(spec, "Straße", _case("strasse")).passed is False  # no case folding
+
+
+def test_a_reference_that_normalizes_to_nothing_is_an_error_not_a_match() -> None:
+    # SQuAD would score "The" against "A" as a match (OpenBMB/UltraRAG #509).
+    spec = GraderSpec(id="answer-match", config={"mode": "normalized"})
+    assert squad_normalize_answer("The") == squad_normalize_answer("A") == ""
+    score = grade(spec, "The", _case("A"))
+    assert score.status == "error" and score.passed is None
 
 
 def test_exact_stays_byte_exact_apart_from_surrounding_whitespace() -> None:

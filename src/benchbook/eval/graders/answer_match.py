@@ -13,7 +13,9 @@ overrides the case's ``expected``. Modes:
   (``string.punctuation``; nothing is put in its place, so ``U.S.A.`` → ``usa``), remove the
   whole words ``a``/``an``/``the`` (``\b(a|an|the)\b``), collapse whitespace; then compare
   for equality. With ``config.contains = true`` the normalized reference need only occur in the
-  normalized prediction, on word boundaries.
+  normalized prediction, on word boundaries. A reference that normalizes to nothing (``A``,
+  ``The``, ``?``) is ``status = error``: SQuAD's rule would match it with any answer that also
+  normalizes to nothing (OpenBMB/UltraRAG #509).
 
 Until issue 29 ``normalized`` used NFKC, case folding, all Unicode punctuation and symbols turned
 into spaces and kept articles; it now equals SQuAD's rule (``U.S.`` and ``US`` match, ``the
@@ -76,4 +78,7 @@ def grade_answer_match(spec: GraderSpec, prediction: str, case: Case) -> Score:
     if mode == "normalized":
         detail["normalized_prediction"] = normalize_answer(prediction)
         detail["normalized_expected"] = normalize_answer(reference)
+        if not detail["normalized_expected"]:
+            # SQuAD would match any answer that also normalizes to nothing ("The" == "A")
+            return error(spec, f"expected answer {reference[:80]!r} normalizes to nothing", detail)
     return verdict(spec, answers_match(prediction, reference, mode, contains), detail)
