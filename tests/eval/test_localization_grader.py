@@ -178,3 +178,16 @@ def test_an_answer_outside_the_checkout_is_upstreams_no_context_row_left_out_of_
         {"coverage": 0.5, "precision": 1.0, "f1": 2 / 3}
     )  # the scored instance alone
     assert isinstance(score, Score)
+
+
+def test_a_reversed_span_in_the_answer_is_a_grader_error_naming_case_file_and_span(
+    bundled_repo: BundledRepo,
+) -> None:
+    repo, sha = bundled_repo("pydata__xarray")
+    answer = orjson.dumps({"spans": {"xarray/core/weighted.py": [{"start": 210, "end": 112}]}})
+    trace = Trace(answer=answer.decode())
+    score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), case(sha))
+    assert score.status == "error" and score.passed is None
+    message = str(score.detail["error"])
+    assert "case xarray-4075" in message
+    assert "span (210, 112) in xarray/core/weighted.py ends before it starts" in message
