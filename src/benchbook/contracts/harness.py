@@ -96,6 +96,11 @@ class CommandConfig(BaseModel):
         answer: where the answer is read: the process's ``stdout`` (trimmed) or the file named
             by ``BENCHBOOK_ANSWER_FILE``.
         timeout_s: per-case timeout in seconds, overriding the case's and the run's.
+        network: what the sandboxed process may reach (``docs/security.md``): ``none`` (the
+            default: a private network namespace, nothing but its own loopback) or ``full``
+            (the host's network, loopback services included — only for a harness an admin
+            trusts with it). Left out of the harness's identity when ``none``, so harnesses
+            registered before the field existed keep their hash.
     """
 
     model_config = STRICT
@@ -105,6 +110,8 @@ class CommandConfig(BaseModel):
     secrets: list[SecretName] = Field(default_factory=list)
     answer: Literal["stdout", "file"] = "stdout"
     timeout_s: JsonPositiveInt | None = None
+    # Left out of a dump when "none": harnesses registered before the field keep their hash.
+    network: Literal["none", "full"] = Field(default="none", exclude_if=lambda v: v == "none")
 
 
 class OpenAIConfig(BaseModel):
