@@ -118,5 +118,24 @@ GUIDES: dict[str, ToolGuide] = {
         },
         read_only=True,
     ),
+    "get_leaderboard": ToolGuide(
+        advice=(
+            "Which harness is best on a dataset version, at what cost: one row per "
+            "harness@version (its latest finished scorecard; select='best' or 'all' for "
+            "others) with pass rate and Wilson interval, pass@k, cost per case, tokens and "
+            "latency. Rows graded under different plans are in separate groups, never ranked "
+            "together; frontier=true marks the cost-accuracy Pareto frontier of a group."
+        ),
+        parameters={
+            "dataset_id": "The dataset id.",
+            "version": "SemVer, a version tag or 'latest' (default).",
+            "select": "latest (default), best or all.",
+            "sort": "pass_rate (default), cost, date or harness.",
+            "tag": "Only scorecards holding this tag.",
+            "plan": "Only plans whose hash starts with this.",
+        },
+        read_only=True,
+    ),
 }
-"""Operation name → guide, for ``services/runs.py`` and ``services/scorecards.py``."""
+"""Operation name → guide, for ``services/runs.py``, ``services/scorecards.py`` and
+``services/leaderboards.py``."""

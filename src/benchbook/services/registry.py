@@ -22,6 +22,7 @@ from benchbook.services import (
     imports,
     jobs,
     keys,
+    leaderboards,
     localization,
     recipes,
     run_reports,
@@ -104,6 +105,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         swebench.evaluate_swebench_run,
         scorecards.set_scorecard_tags,
         comparisons.compare_scorecards,
+        leaderboards.get_leaderboard,
     )
 }
 """Operation name → service function, in SPEC D order."""
