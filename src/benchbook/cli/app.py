@@ -171,7 +171,22 @@ def _make_console(stderr: bool) -> Console:
 
     if stderr:
         return Console(stderr=True, emoji=False, soft_wrap=True)
-    return Console(emoji=False)
+    return Console(emoji=False, width=_pipe_width())
+
+
+PIPE_WIDTH = 100_000
+"""Columns of stdout when it is not a terminal: wide enough that no table cell wraps or is cut
+(``benchbook runs list | cat`` keeps every value whole); an explicit ``COLUMNS`` still wins."""
+
+
+def _pipe_width() -> int | None:
+    """None (rich asks the terminal) on a terminal or with ``COLUMNS`` set, else
+    :data:`PIPE_WIDTH`."""
+    import os
+
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return None
+    return PIPE_WIDTH
 
 
 class _LazyConsole:

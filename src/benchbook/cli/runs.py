@@ -21,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from benchbook import numbers
 from benchbook.cli.app import (
     ALREADY_JSON,
     JSON_OPTION,
@@ -38,6 +39,7 @@ from benchbook.cli.app import (
 )
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
+from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
 from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
@@ -90,7 +92,7 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
                 task,
                 completed=counts["done"] + counts["not_run"],
                 rate=rate,
-                cost=f"${spent_usd:.4f}" if spent_usd else "",
+                cost=numbers.usd(spent_usd) if spent_usd else "",
             )
 
         return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
@@ -138,7 +140,7 @@ def print_run(ctx: Context, run: Run) -> None:
                 console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")
         print_localization(card.localization)
         if card.cost_usd:
-            console.print(f"cost ${card.cost_usd:.4f}", markup=False)
+            console.print(f"cost {numbers.usd(card.cost_usd)}", markup=False)
         if card.latency.p50_ms is not None:
             console.print(
                 f"latency p50 {card.latency.p50_ms:.0f} ms, p95 {card.latency.p95_ms:.0f} ms",
@@ -255,7 +257,7 @@ def list_(
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
             cell(rate),
-            cell(f"${r.spent_usd:.4f}" if r.spent_usd else ""),
+            cell(numbers.usd(r.spent_usd) if r.spent_usd else ""),
             cell(r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),
         )
     console.print(table)
@@ -283,29 +285,55 @@ def results(
     ),
     search: str | None = typer.Option(None, help="Only case ids containing this text."),
     baseline: str | None = typer.Option(None, help="Scorecard id, run id or tag to compare."),
+    wide: bool = typer.Option(False, "--wide", help="Show whole answers (else cut at 60, …)."),
     json: bool = JSON_OPTION,
 ) -> None:
-    """A page of a run's (case, sample) results with their scores."""
+    """A page of a run's (case, sample) results with their scores; ``expected`` and
+    ``extracted`` are what the first grader that reports them compared."""
     chosen = cast(ResultFilter | None, outcome)
     ctx = local_context()
     items = run_results.list_run_results(ctx, run_id, after, limit, chosen, search, baseline)
     if json:
         return emit_json(items)
-    table = make_table("case", "sample", "status", "passed", "answer", "scores")
+    table = make_table(
+        "case", "sample", "status", "passed", "answer", "expected", "extracted", "scores"
+    )
     for r in items:
-        scores = ", ".join(f"{s.metric}={s.value:g}" for s in r.scores)
+        scores = ", ".join(f"{s.metric}={numbers.number(s.value)}" for s in r.scores)
+        answer = " ".join(r.answer.split())
         table.add_row(
             cell(r.case_id),
             cell(r.sample),
             cell(r.status if not r.error else f"{r.status}: {r.error}"),
             cell("" if r.passed is None else "yes" if r.passed else "no"),
-            cell(r.answer[:60]),
+            cell(answer if wide else cut(answer, ANSWER_WIDTH)),
+            cell(_detail(r.scores, "expected")),
+            cell(_detail(r.scores, "extracted")),
             cell(scores),
         )
     console.print(table)
     if len(items) == limit and items[-1].position is not None:
         last = items[-1]
         console.print(cell(f"next page: --after {last.position}:{last.sample}"))
+
+
+ANSWER_WIDTH = 60
+"""Characters of an answer ``runs results`` shows without ``--wide``."""
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one ``…`` when something was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _detail(scores: list[Score], key: str) -> str:
+    """The first score's ``detail[key]`` (the numeric and answer-match graders report
+    ``expected`` and ``extracted``) as text, or empty."""
+    for score in scores:
+        if key in score.detail and score.detail[key] is not None:
+            value = score.detail[key]
+            return value if isinstance(value, str) else orjson.dumps(value).decode()
+    return ""
 
 
 runs_app.command("cases", help="A page of a run's (case, sample) results (= results).")(results)
