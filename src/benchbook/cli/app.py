@@ -59,6 +59,8 @@ COMMANDS: dict[str, LazyCommand] = {
          " it would conflict."),
         ("import", "imports", "Import a benchmark (catalog id, --recipe ID[@VERSION] or --spec)"
          " from --file into a dataset version."),
+        ("leaderboard", "leaderboards", "Rank the harnesses run on a dataset version: pass"
+         " rate, cost, tokens, latency."),
         ("preview", "imports", "Show how a source's first rows would import; writes nothing."),
         ("run", "runs", "Run HARNESS on every case of DATASET, grade the answers and print the"
          " scorecard."),
@@ -82,8 +84,8 @@ COMMANDS: dict[str, LazyCommand] = {
          " scorer's files and numbers beside ours."),
         ("mirrors", "mirrors", "Local git mirrors that repository checkouts come from."),
         ("recipes", "recipes", "Registered recipes: source + mapping + graders, versioned."),
-        ("runs", "runs", "Evaluation runs: list, show, cases, trace, resume, retry, cancel,"
-         " rescore, scorecard, tag."),
+        ("runs", "runs", "Evaluation runs: list, show, cases, trace, export, resume, retry,"
+         " cancel, rescore, scorecard, tag."),
         ("swebench", "swebench", "SWE-bench grading: official predictions, harness, reports."),
     )
 }  # fmt: skip

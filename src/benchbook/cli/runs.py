@@ -46,8 +46,8 @@ from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
 runs_app = typer.Typer(
-    help="Evaluation runs: list, show, cases, trace, resume, retry, cancel, rescore, scorecard,"
-    " tag."
+    help="Evaluation runs: list, show, cases, trace, export, resume, retry, cancel, rescore,"
+    " scorecard, tag."
 )
 app.add_typer(runs_app, name="runs")
 
@@ -448,3 +448,6 @@ def tag(
     if json:
         return emit_json(card)
     console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))
+
+
+import benchbook.cli.leaderboards  # noqa: E402, F401  (registers ``runs export``)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 from tenacity import Retrying
@@ -34,6 +34,7 @@ from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
 from benchbook.contracts.scorecard import Scorecard
@@ -332,6 +333,37 @@ class Runs:
     ) -> Comparison:
         """Baseline vs candidate (scorecard ids, run ids, or a baseline tag), SPEC H.7."""
         return self._c.call(ops.compare(baseline, candidate, seed, resamples))
+
+    def leaderboard(
+        self,
+        dataset: str,
+        select: str = "latest",
+        sort: str = "pass_rate",
+        tag: str | None = None,
+        plan: str | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of ``dataset`` (``id`` or ``id@version``): one row per
+        harness@version grouped by grader plan, the cost–accuracy frontier marked."""
+        return self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))
+
+    def export(
+        self,
+        run_id: str,
+        out: Path,
+        format: Literal["jsonl", "csv"] = "jsonl",
+        scorecard_id: str | None = None,
+    ) -> int:
+        """Stream a run's export (one row per (case, sample); ``benchbook runs export`` also
+        writes Parquet) to ``out`` atomically; returns the lines written (CSV: with its header).
+
+        Raises:
+            NotFound: unknown run or scorecard. InvalidInput: ``out`` cannot be written.
+        """
+        response = self._c._send(ops.export_run(run_id, format, scorecard_id), stream=True)
+        try:
+            return write_stream(out, response.iter_bytes())
+        finally:
+            response.close()
 
 
 __all__ = ["Client"]

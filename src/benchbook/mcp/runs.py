@@ -64,6 +64,20 @@ GUIDES: dict[str, ToolGuide] = {
         parameters={"run_id": RUN_ID, "case_id": "The case id.", "sample": "Repeat index."},
         read_only=True,
     ),
+    "export_run": ToolGuide(
+        advice=(
+            "One row per (case, sample): status, passed, answer, error, cost_usd, tokens, "
+            "duration_ms and score.<metric> for each metric of the scorecard. Over MCP the text "
+            "is bounded; for a whole large run use GET /api/runs/{id}/export or "
+            "`benchbook runs export` (also Parquet)."
+        ),
+        parameters={
+            "run_id": RUN_ID,
+            "scorecard_id": "Whose scores (sc_…); default the run's own scorecard.",
+            "format": "jsonl (default) or csv.",
+        },
+        read_only=True,
+    ),
     "cancel_run": ToolGuide(
         advice="In-flight cases finish and are kept; resume_run continues later.",
         parameters={"run_id": RUN_ID},
