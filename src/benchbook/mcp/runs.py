@@ -132,6 +132,25 @@ GUIDES: dict[str, ToolGuide] = {
         },
         read_only=True,
     ),
+    "list_case_results": ToolGuide(
+        advice="Page with before = the previous page's next_before.",
+        parameters={
+            "dataset_id": "The dataset id (every version's runs count).",
+            "case_id": "The case id.",
+            "before": "Next page: next_before of the previous page.",
+            "limit": "Results per page, 1-500.",
+        },
+        read_only=True,
+    ),
+    "list_flaky_cases": ToolGuide(
+        advice=(
+            "A case is flaky when its verdict differs across the run's samples (kind "
+            "'samples') or across this run and the other ended runs of the same harness@version "
+            "on the same dataset version ('runs'). list_run_results(outcome='flaky') pages them."
+        ),
+        parameters={"run_id": RUN_ID},
+        read_only=True,
+    ),
     "get_leaderboard": ToolGuide(
         advice=(
             "Which harness is best on a dataset version, at what cost: one row per "

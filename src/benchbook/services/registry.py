@@ -19,6 +19,7 @@ from benchbook.services import (
     datasets,
     harnesses,
     hf,
+    history,
     imports,
     jobs,
     keys,
@@ -108,6 +109,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         scorecards.set_scorecard_tags,
         comparisons.compare_scorecards,
         leaderboards.get_leaderboard,
+        history.list_case_results,
+        history.list_flaky_cases,
     )
 }
 """Operation name → service function, in SPEC D order."""
