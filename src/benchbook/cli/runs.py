@@ -241,13 +241,16 @@ def list_(
     json: bool = JSON_OPTION,
 ) -> None:
     """Runs of the workspace, newest first."""
-    items = runs.list_runs(local_context(), dataset, harness, status, limit, before)
+    ctx = local_context()
+    items = runs.list_runs(ctx, dataset, harness, status, limit, before)
     if json:
         return emit_json(items)
+    tags = scorecards.tags_of_scorecards(ctx, [r.scorecard_id for r in items if r.scorecard_id])
     run_ids = id_column("run", [r.id for r in items])
     table = make_table(
-        run_ids, "dataset", "harness", "status", "done", "pass rate", "cost", "started"
+        run_ids, "dataset", "harness", "status", "done", "errors", "pass rate", "cost", "tags"
     )
+    table.add_column("started")
     for r in items:
         rate = f"{r.pass_rate:.1%}" if r.pass_rate is not None else ""
         table.add_row(
@@ -256,11 +259,20 @@ def list_(
             cell(r.harness),
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
+            cell(_errors(r)),
             cell(rate),
             cell(numbers.usd(r.spent_usd) if r.spent_usd else ""),
+            cell(", ".join(tags.get(r.scorecard_id or "", []))),
             cell(r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),
         )
     console.print(table)
+
+
+def _errors(run: Run) -> str:
+    """Harness errors, and grader errors when the counts carry them."""
+    grader = getattr(run.counts, "grader_errors", None)
+    text = f"{run.counts.error:,}"
+    return f"{text} + {grader:,} grader" if grader else text
 
 
 @runs_app.command()

@@ -683,6 +683,20 @@ def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[st
     return out
 
 
+def scorecard_tags_of_workspace(
+    conn: Connection, workspace: str, scorecard_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """:func:`scorecard_tags_of` limited to the tags ``workspace`` set."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(
+            _T.workspace == workspace, _T.scorecard_id.in_(list(scorecard_ids))
+        )
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
 def resolve_scorecard_tag(
     conn: Connection, workspace: str, dataset_id: str, tag: str
 ) -> str | None:
