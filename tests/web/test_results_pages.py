@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from benchbook.services import accounts, leaderboards
+from benchbook.services import accounts, leaderboards, scorecards
 from benchbook.services.auth import authenticate_api_key
 from benchbook.services.context import Context, local_admin_context
 from benchbook.services.keys import create_api_key
@@ -47,6 +47,7 @@ def seeded(
     key = create_api_key(root, "web", "admin", user="admin@example.org").key
     ada = Context(authenticate_api_key(engine, key), engine, root.settings)
     made = stage(ada)
+    scorecards.set_scorecard_tags(ada, made["best@1.0.0"].scorecard_id or "", ["prod"])
     made["mid@1.1.0"] = report(ada, "board", Entry("mid@1.1.0", 8, 0.012))
     from benchbook.services import datasets as ds
     from tests.eval.test_runs import arithmetic
@@ -141,3 +142,67 @@ def test_the_leaderboard_ranks_harnesses_and_its_chart_matches_the_scorecards(
     trends = page.locator("[data-testid=trend-chart]")
     assert trends.count() == 2
     assert page.external == []
+
+
+def test_a_case_page_lists_the_cases_history_newest_first_with_links_to_traces(
+    new_page: Any, server: Server, seeded: dict[str, Any]
+) -> None:
+    page = new_page()
+    log_in(page, "viewer@example.org")
+    page.goto("/datasets/board/cases/c5?v=1.0.0")
+    history = page.locator("[data-testid=case-history]")
+    rows = history.locator("tbody tr").evaluate_all(
+        "rows => rows.map(r => [r.dataset.run, r.dataset.passed])"
+    )
+    made = seeded["runs"]
+    newest_first = sorted(made.values(), key=lambda r: (r.created_at, r.id), reverse=True)
+    assert [r for r, _ in rows] == [r.id for r in newest_first]
+    verdicts = dict(rows)
+    assert verdicts[made["best@1.0.0"].id] == "true" and verdicts[made["cheap@1.0.0"].id] == "false"
+    assert not any(r.id in page.content() for r in seeded["hidden"].values())
+    shots(page, server, "case-history")
+    history.locator("tbody tr").first.locator("text=trace").click()
+    page.wait_for_url(f"**/runs/{newest_first[0].id}/cases/c5**")
+    page.set_viewport_size({"width": 390, "height": 844})
+    jump = page.locator("[data-testid=jump-gold]")
+    assert jump.is_visible() and jump.bounding_box()["y"] < 844  # the gold is one tap away
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def test_the_run_page_puts_the_scorecard_and_cases_before_its_folded_actions(
+    new_page: Any, server: Server, seeded: dict[str, Any]
+) -> None:
+    run = seeded["runs"]["mid@1.0.0"]
+    page = new_page()
+    log_in(page, "admin@example.org")
+    page.goto(f"/runs/{run.id}")
+    order = page.evaluate(
+        """() => ['[data-scorecard]', '[data-testid=cases]', '[data-testid=run-actions]']
+            .map(s => document.querySelector(s))
+            .map(e => e.getBoundingClientRect().top + window.scrollY)"""
+    )
+    assert order == sorted(order), order
+    actions = page.locator("[data-testid=run-actions]")
+    assert actions.get_attribute("open") is None  # folded
+    assert not page.locator("[data-testid=rescore]").is_visible()
+    shots(page, server, "run-results-first")
+    actions.locator("summary").click()
+    assert page.locator("[data-testid=rescore]").is_visible()
+
+
+def test_the_runs_list_picks_a_baseline_and_a_candidate_and_opens_the_compare_page(
+    new_page: Any, server: Server, seeded: dict[str, Any]
+) -> None:
+    base, cand = seeded["runs"]["mid@1.0.0"], seeded["runs"]["best@1.0.0"]
+    page = new_page()
+    log_in(page, "viewer@example.org")
+    page.goto("/runs")
+    row = " ".join(page.locator(f"tr[data-run={cand.id}]").inner_text().split())
+    assert "best@1.0.0" in row and "prod" in row  # the scorecard's tag
+    shots(page, server, "runs-list-pick")
+    page.check(f"tr[data-run={base.id}] input[data-pick=baseline]")
+    page.check(f"tr[data-run={cand.id}] input[data-pick=candidate]")
+    page.click("[data-testid=compare-picked]")
+    page.wait_for_url("**/compare?**")
+    assert f"baseline={base.id}" in page.url and f"candidate={cand.id}" in page.url
+    assert "Regressed" in page.inner_text("main") or "regressed" in page.inner_text("main")
