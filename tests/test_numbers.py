@@ -16,7 +16,7 @@ from benchbook import numbers
         (1.489e4, "14,890"),
         (None, "—"),
         (0, "0"),
-        (-1200, "−1,200"),
+        (-1200, "-1,200"),
     ],
 )
 def test_token_counts_are_integers_with_separators(value: float | None, text: str) -> None:
@@ -43,7 +43,7 @@ def test_costs_keep_their_significant_digits(value: float | None, text: str) -> 
 
 def test_signed_values_carry_plus_or_minus_and_never_an_exponent() -> None:
     assert numbers.usd(9e-07, signed=True) == "+$0.0000009"
-    assert numbers.usd(-0.02, signed=True) == "−$0.02"
+    assert numbers.usd(-0.02, signed=True) == "-$0.02"
     assert numbers.number(1.5e-5, signed=True) == "+0.000015"
     assert numbers.number(123456.7) == "123,457"
     assert numbers.number(12.3456) == "12.35"

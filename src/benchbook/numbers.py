@@ -2,7 +2,7 @@
 as integers with separators (``14,890``, never ``1.489e+04``), costs with enough significant
 digits (``$0.0000009``, never ``$0.0000`` or ``9e-07``), percentages, and plain quantities
 without exponents. Every function takes None and returns ``—`` for it (the dashboard's "no
-value" mark); ``signed`` puts ``+`` before a positive value and ``−`` (U+2212) before a
+value" mark); ``signed`` puts ``+`` before a positive value and ``-`` before a
 negative one.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 NONE = "—"
-MINUS = "−"
+MINUS = "-"
 
 
 def _sign(value: float, signed: bool) -> str:
