@@ -283,6 +283,11 @@ def shorten(text: str, width: int) -> str:
     return short if short != "…" else text.split()[0] + " …"
 
 
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one ``…`` when something was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def count(n: int, noun: str) -> str:
     """``n`` with thousands separators and ``noun`` pluralized: ``1 case``, ``1,319 cases``."""
     return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"

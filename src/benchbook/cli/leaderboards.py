@@ -62,7 +62,15 @@ def print_leaderboard(board: Leaderboard) -> None:
         graders = ", ".join(group.graders) or "the cases' own graders"
         console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders})"))
         table = make_table(
-            "#", "harness", "pass rate", "95% CI", "pass@k", "cost/case", "tokens", "p50 ms", "p95 ms"
+            "#",
+            "harness",
+            "pass rate",
+            "95% CI",
+            "pass@k",
+            "cost/case",
+            "tokens",
+            "p50 ms",
+            "p95 ms",
         )
         table.add_column("errors")
         table.add_column("date")

@@ -29,6 +29,7 @@ from benchbook.cli.app import (
     cell,
     console,
     count,
+    cut,
     emit_json,
     escape,
     handle_errors,
@@ -37,9 +38,9 @@ from benchbook.cli.app import (
     make_table,
     real_console,
 )
+from benchbook.cli.run_tables import ANSWER_WIDTH, run_errors, score_detail
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
-from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
 from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
@@ -259,20 +260,13 @@ def list_(
             cell(r.harness),
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
-            cell(_errors(r)),
+            cell(run_errors(r)),
             cell(rate),
             cell(numbers.usd(r.spent_usd) if r.spent_usd else ""),
             cell(", ".join(tags.get(r.scorecard_id or "", []))),
             cell(r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),
         )
     console.print(table)
-
-
-def _errors(run: Run) -> str:
-    """Harness errors, and grader errors when the counts carry them."""
-    grader = getattr(run.counts, "grader_errors", None)
-    text = f"{run.counts.error:,}"
-    return f"{text} + {grader:,} grader" if grader else text
 
 
 @runs_app.command()
@@ -319,33 +313,14 @@ def results(
             cell(r.status if not r.error else f"{r.status}: {r.error}"),
             cell("" if r.passed is None else "yes" if r.passed else "no"),
             cell(answer if wide else cut(answer, ANSWER_WIDTH)),
-            cell(_detail(r.scores, "expected")),
-            cell(_detail(r.scores, "extracted")),
+            cell(score_detail(r.scores, "expected")),
+            cell(score_detail(r.scores, "extracted")),
             cell(scores),
         )
     console.print(table)
     if len(items) == limit and items[-1].position is not None:
         last = items[-1]
         console.print(cell(f"next page: --after {last.position}:{last.sample}"))
-
-
-ANSWER_WIDTH = 60
-"""Characters of an answer ``runs results`` shows without ``--wide``."""
-
-
-def cut(text: str, width: int) -> str:
-    """``text`` cut to ``width`` characters, the last one ``…`` when something was cut."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _detail(scores: list[Score], key: str) -> str:
-    """The first score's ``detail[key]`` (the numeric and answer-match graders report
-    ``expected`` and ``extracted``) as text, or empty."""
-    for score in scores:
-        if key in score.detail and score.detail[key] is not None:
-            value = score.detail[key]
-            return value if isinstance(value, str) else orjson.dumps(value).decode()
-    return ""
 
 
 runs_app.command("cases", help="A page of a run's (case, sample) results (= results).")(results)
