@@ -54,6 +54,9 @@ def seeded(
 
     ds.register_dataset(ada, arithmetic("board", version="1.1.0", n=10))
     made["mid@1.1.0 on 1.1.0"] = report(ada, "board@1.1.0", Entry("mid@1.1.0", 9, 0.012))
+    # two runs of one harness@version that disagree on c3 and c4: flaky across runs
+    made["wobbly 1"] = report(ada, "board@1.1.0", Entry("wobbly@1.0.0", 5, 0.001))
+    made["wobbly 2"] = report(ada, "board@1.1.0", Entry("wobbly@1.0.0", 3, 0.001))
     accounts.create_workspace(root, "elsewhere", "Elsewhere")
     there = accounts.in_workspace(root, "elsewhere")
     hidden = stage(there)
@@ -188,6 +191,15 @@ def test_the_run_page_puts_the_scorecard_and_cases_before_its_folded_actions(
     shots(page, server, "run-results-first")
     actions.locator("summary").click()
     assert page.locator("[data-testid=rescore]").is_visible()
+
+    # the Flaky filter: the cases whose verdict differs from the other run of wobbly@1.0.0
+    page.goto(f"/runs/{seeded['runs']['wobbly 2'].id}")
+    page.click("[data-outcome=flaky]")
+    page.wait_for_url("**outcome=flaky**")
+    shown = page.locator("[data-testid=cases] tbody tr").evaluate_all(
+        "rows => rows.map(r => r.dataset.case)"
+    )
+    assert shown == ["c3", "c4"]
 
 
 def test_the_runs_list_picks_a_baseline_and_a_candidate_and_opens_the_compare_page(
