@@ -126,3 +126,33 @@ def test_a_viewer_reads_the_board_and_another_workspace_sees_none_of_its_runs(
     assert [r.harness for r in get_leaderboard(team.outsider, "common").groups[0].rows] == [
         "mid@1.0.0"
     ]
+
+
+def test_the_board_costs_the_same_few_queries_for_four_rows_or_forty(ctx: Context) -> None:
+    """No query per row: the scorecards come in one query, their tags in one more."""
+    from sqlalchemy import event
+
+    stage(ctx)
+
+    def count() -> int:
+        seen: list[str] = []
+
+        def note(*args: object) -> None:
+            seen.append(str(args[2]))
+
+        event.listen(ctx.engine, "before_cursor_execute", note)
+        try:
+            board = get_leaderboard(ctx, "board", select="all")
+        finally:
+            event.remove(ctx.engine, "before_cursor_execute", note)
+        assert board.groups
+        return len(seen)
+
+    few = count()
+    for i in range(9):
+        for entry in ENTRIES:
+            report(
+                ctx, "board", Entry(entry.harness.replace("@", f"-{i}@"), entry.right, entry.cost)
+            )
+    assert len(get_leaderboard(ctx, "board").groups[0].rows) == 40
+    assert count() == few
