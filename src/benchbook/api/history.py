@@ -13,6 +13,7 @@ from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.contracts.history import CaseHistoryPage, FlakyCase
 from benchbook.services import history as svc
+from benchbook.services.history import CURSOR
 
 router = APIRouter(prefix="/api", tags=["runs"])
 
@@ -27,7 +28,13 @@ def list_case_results(
     ctx: ContextDep,
     dataset_id: str,
     case_id: Annotated[str, Query(description="The case id.")],
-    before: Annotated[str | None, Query(description="Cursor 'run_…:sample' (next_before).")] = None,
+    before: Annotated[
+        str | None,
+        Query(
+            description="Cursor 'run_…:sample' (next_before).",
+            json_schema_extra={"pattern": f"^{CURSOR.pattern}$"},
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> CaseHistoryPage:
     """Every result of one case over the workspace's runs of the dataset, newest run first."""

@@ -11,6 +11,7 @@ from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.contracts.leaderboard import Leaderboard, LeaderboardSelect, LeaderboardSort
 from benchbook.services import leaderboards as svc
+from benchbook.services.leaderboards import MAX_FILTER
 
 router = APIRouter(prefix="/api/datasets", tags=["runs"])
 
@@ -31,8 +32,13 @@ def get_leaderboard(
     sort: Annotated[LeaderboardSort, Query(description="pass_rate, cost, date or harness.")] = (
         "pass_rate"
     ),
-    tag: Annotated[str | None, Query(description="Only scorecards with this tag.")] = None,
-    plan: Annotated[str | None, Query(description="Only plan hashes starting with this.")] = None,
+    tag: Annotated[
+        str | None, Query(description="Only scorecards with this tag.", max_length=MAX_FILTER)
+    ] = None,
+    plan: Annotated[
+        str | None,
+        Query(description="Only plan hashes starting with this.", max_length=MAX_FILTER),
+    ] = None,
 ) -> Leaderboard:
     """One row per harness@version on a dataset version: pass rate with its Wilson interval,
     pass@k, cost per case, tokens, latency; grouped by grader plan, frontier marked."""
