@@ -95,6 +95,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     harnesses.router,
     runs.router,
     localization.router,
+    localization.gold_router,
     leaderboards.router,
     history.router,
     accounts.router,
