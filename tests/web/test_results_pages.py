@@ -169,6 +169,9 @@ def test_a_case_page_lists_the_cases_history_newest_first_with_links_to_traces(
     page.set_viewport_size({"width": 390, "height": 844})
     jump = page.locator("[data-testid=jump-gold]")
     assert jump.is_visible() and jump.bounding_box()["y"] < 844  # the gold is one tap away
+    page.screenshot(path=str(SCREENSHOTS / f"{server.backend}-trace-top-390.png"))
+    jump.click()
+    assert page.locator("[data-testid=gold]").bounding_box()["y"] < 844  # in view after the tap
     page.set_viewport_size({"width": 1280, "height": 800})
 
 
