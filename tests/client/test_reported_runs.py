@@ -122,3 +122,6 @@ def test_the_client_reads_a_leaderboard_and_exports_a_run(bb: Client, tmp_path: 
     assert bb.runs.export(cheap.id, tmp_path / "run.csv", format="csv") == 7  # header + 6
     with pytest.raises(NotFound):
         bb.runs.export("run_0000000000000000", tmp_path / "none.jsonl")
+    history = list(bb.runs.case_history("arith", "a"))
+    assert cheap.id in {h.run_id for h in history} and history[0].run_id == cheap.id
+    assert bb.runs.flaky(cheap.id) == []

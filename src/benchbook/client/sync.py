@@ -32,6 +32,7 @@ from benchbook.client._common import (
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
+from benchbook.contracts.history import CaseHistoryItem, FlakyCase
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
 from benchbook.contracts.leaderboard import Leaderboard
@@ -345,6 +346,22 @@ class Runs:
         """The leaderboard of ``dataset`` (``id`` or ``id@version``): one row per
         harness@version grouped by grader plan, the cost–accuracy frontier marked."""
         return self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))
+
+    def case_history(self, dataset_id: str, case_id: str) -> Iterator[CaseHistoryItem]:
+        """Every result of ``case_id`` in the workspace's runs of ``dataset_id`` (any
+        version), newest run first, a page of 100 at a time."""
+        before: str | None = None
+        while True:
+            page = self._c.call(ops.list_case_results(dataset_id, case_id, before, 100))
+            yield from page.items
+            if page.next_before is None:
+                return
+            before = page.next_before
+
+    def flaky(self, run_id: str) -> builtins.list[FlakyCase]:
+        """The run's cases whose verdict differs across its samples or across the runs of
+        its harness@version on its dataset version."""
+        return self._c.call(ops.list_flaky_cases(run_id))
 
     def export(
         self,
