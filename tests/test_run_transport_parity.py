@@ -118,7 +118,7 @@ def make_stage(ctx: Context, role: str, scope: str) -> Stage:
 # cancel.
 HARNESS_OPS = ("register_harness", "list_harnesses", "get_harness", "delete_harness_version")
 RUN_READS = ("get_run", "list_run_results", "get_run_trace", "list_scorecards", "get_scorecard")
-RUN_READS += ("compare_scorecards",)
+RUN_READS += ("compare_scorecards", "get_leaderboard", "export_run", "list_flaky_cases")
 RUN_WRITES = ("set_scorecard_tags", "rescore_run", "retry_run", "resume_run", "cancel_run")
 OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", "report_run", *RUN_WRITES)
 CELLS: tuple[Cell, ...] = tuple(
@@ -167,6 +167,8 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         "list_run_results": ("GET", "/results", None, {}),
         "get_run_trace": ("GET", "/traces/c0", None, {"case_id": "c0"}),
         "list_scorecards": ("GET", "/scorecards", None, {}),
+        "export_run": ("GET", "/export", None, {}),
+        "list_flaky_cases": ("GET", "/flaky", None, {}),
         "rescore_run": ("POST", "/rescore", {"graders": [{"id": "numeric"}]}, {}),
         "retry_run": ("POST", "/retry", None, {}),
         "resume_run": ("POST", "/resume", None, {}),
@@ -181,6 +183,9 @@ def _call(stage: Stage, op: str, target: str) -> Call:
     if op == "compare_scorecards":
         path = f"/api/scorecards/compare?baseline={card}&candidate={card}"
         return Call("GET", path, None, op, {"baseline": card, "candidate": card})
+    if op == "get_leaderboard":  # a read of the dataset's board: another workspace's is 404
+        path = f"/api/datasets/{label}-data/leaderboard"
+        return Call("GET", path, None, op, {"dataset_id": f"{label}-data"})
     if op == "set_scorecard_tags":
         body = {"tags": ["baseline"]}
         return Call("PUT", f"/api/scorecards/{card}/tags", body, op, {"scorecard_id": card, **body})

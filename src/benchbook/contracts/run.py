@@ -169,8 +169,9 @@ class RuntimeResult(BaseModel):
 
 
 CaseStatus = Literal["ok", "error", "not_run"]
-ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed"]
-"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline)."""
+ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed", "flaky"]
+"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline;
+``flaky``: cases whose verdict differs across samples or runs of the same harness@version)."""
 RESULT_FILTERS: tuple[ResultFilter, ...] = get_args(ResultFilter)
 
 

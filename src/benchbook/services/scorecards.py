@@ -153,6 +153,17 @@ def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
         return [read_scorecard(conn, h, run) for h in repo.scorecards_of(conn, run_id)]
 
 
+def tags_of_scorecards(ctx: Context, scorecard_ids: list[str]) -> dict[str, list[str]]:
+    """``{scorecard_id: [tag, …]}`` of the workspace's scorecards among ``scorecard_ids`` (at
+    most 500; untagged and other workspaces' ids absent). Not an operation: the runs list's
+    tag column, one query for a page of runs."""
+    ctx.require("runs:read")
+    if len(scorecard_ids) > 500:
+        raise InvalidInput("at most 500 scorecard ids", {"scorecard_ids": len(scorecard_ids)})
+    with ctx.engine.connect() as conn:
+        return repo.scorecard_tags_of_workspace(conn, ctx.workspace, scorecard_ids)
+
+
 def clean_scorecard_tags(tags: list[str]) -> list[str]:
     """Trimmed, de-duplicated tags under the version-tag rules of SPEC B (1–60 chars, ≤ 20, not
     ``latest``, not SemVer), and never shaped like a scorecard or run id (``sc_…``,

@@ -427,6 +427,7 @@ class ResultQuery:
     outcome: str | None = None
     search: str | None = None
     baseline: tuple[str, str, bool] | None = None
+    flaky_among: tuple[str, ...] = ()  # ``flaky``: the other runs its verdicts are compared with
 
 
 def _passed_now() -> Any:
@@ -459,6 +460,11 @@ def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
         if query.outcome == "regressed":
             return source, [before, done, ~_passed_now()]
         return source, [~before, _passed_now()]
+    if query.outcome == "flaky":
+        from benchbook.store.history import flaky_case_ids
+
+        run_id = query.flaky_among[0]
+        return source, [_C.case_id.in_(flaky_case_ids(run_id, query.flaky_among[1:]))]
     where = {
         "passed": [_passed_now()],
         "failed": [done, or_(_C.passed.is_(False), _C.passed.is_(None))],
@@ -672,6 +678,20 @@ def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[st
     out: dict[str, list[str]] = {}
     if scorecard_ids:
         stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def scorecard_tags_of_workspace(
+    conn: Connection, workspace: str, scorecard_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """:func:`scorecard_tags_of` limited to the tags ``workspace`` set."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(
+            _T.workspace == workspace, _T.scorecard_id.in_(list(scorecard_ids))
+        )
         for sid, tag in conn.execute(stmt.order_by(_T.tag)):
             out.setdefault(sid, []).append(tag)
     return out

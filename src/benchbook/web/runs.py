@@ -87,6 +87,9 @@ def list_page(
         dataset_ids=[d.id for d in datasets.list_datasets(page.ctx, limit=200).items],
         harness_ids=_harness_ids(page),
         names=people(page),
+        tags=scorecards.tags_of_scorecards(
+            page.ctx, [r.scorecard_id for r in items[:LIST_PAGE] if r.scorecard_id]
+        ),
     )
 
 
