@@ -41,14 +41,15 @@ _TYPE = (
 )
 
 
-async def _page_socket(cdp_url: str) -> str:
+async def _page(cdp_url: str) -> tuple[str, str]:
+    """``(websocket URL, URL)`` of the most recently active page."""
     async with httpx.AsyncClient(timeout=10.0) as client:
         response = await client.get(f"{cdp_url}/json/list")
         response.raise_for_status()
         pages = [t for t in response.json() if t.get("type") == "page"]
     if not pages:
         raise RuntimeError("the browser has no open page")
-    return str(pages[0]["webSocketDebuggerUrl"])
+    return str(pages[0]["webSocketDebuggerUrl"]), str(pages[0].get("url", ""))
 
 
 async def _evaluate(socket: str, expression: str) -> Any:
@@ -68,12 +69,22 @@ async def _goto(socket: str, url: str, timeout_s: float) -> str:
     result = await cdp_call(socket, "Page.navigate", {"url": url})
     if result.get("errorText"):
         return f"error: {result['errorText']}"
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if await _evaluate(socket, "document.readyState") == "complete":
-            break
-        await asyncio.sleep(0.05)
+    await _settle(socket, url, timeout_s)
     return f"opened {url}"
+
+
+async def _settle(socket: str, url: str, timeout_s: float) -> None:
+    """Wait (at most ``timeout_s``) until the document at ``url`` has loaded: the start URL
+    may still be loading when the first action comes — the blank document before it is
+    already ``complete`` — and a title read then is empty."""
+    deadline = time.monotonic() + timeout_s
+    probe = "[document.readyState, location.href]"
+    while time.monotonic() < deadline:
+        state = await _evaluate(socket, probe)
+        if isinstance(state, list) and state[0] == "complete":
+            if url in ("", "about:blank") or state[1] != "about:blank":
+                return
+        await asyncio.sleep(0.05)
 
 
 async def run_browser(
@@ -86,16 +97,18 @@ async def run_browser(
     started = time.monotonic()
     action = arguments["action"]
     try:
-        socket = await _page_socket(cdp_url)
+        socket, page_url = await _page(cdp_url)
         if action == "goto":
             if "url" not in arguments:
                 return ToolOutcome(False, "error: goto needs url")
             text = await asyncio.wait_for(_goto(socket, arguments["url"], timeout_s), timeout_s)
         elif action in _SCRIPTS:
+            await asyncio.wait_for(_settle(socket, page_url, timeout_s), timeout_s)
             text = str(await asyncio.wait_for(_evaluate(socket, _SCRIPTS[action]), timeout_s))
         elif "selector" not in arguments:
             return ToolOutcome(False, f"error: {action} needs selector")
         else:
+            await asyncio.wait_for(_settle(socket, page_url, timeout_s), timeout_s)
             sel = json.dumps(arguments["selector"])
             script = (
                 _CLICK.format(sel=sel)
