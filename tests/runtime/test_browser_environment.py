@@ -8,6 +8,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,18 @@ def site(tmp_path: Path) -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture
+def allowed(site: str, runtime_config: RuntimeConfig) -> RuntimeConfig:
+    """The runtime config with the fixture site (and only it) among the browser's hosts."""
+    return replace(runtime_config, browser_allowed_hosts=(site.removeprefix("http://"),))
+
+
 def _case(start_url: str | None) -> CaseInput:
     return CaseInput(case_id="b1", env=BrowserEnv(start_url=start_url), task="title?", timeout_s=60)
 
 
 def test_a_harness_drives_the_browser_over_cdp_and_the_snapshot_keeps_url_and_screenshot(
-    run_case: RunCase, site: str, runtime_config: RuntimeConfig
+    run_case: RunCase, site: str, runtime_config: RuntimeConfig, allowed: RuntimeConfig
 ) -> None:
     harness = PythonHarness.model_validate(
         {
@@ -68,7 +75,7 @@ def test_a_harness_drives_the_browser_over_cdp_and_the_snapshot_keeps_url_and_sc
             "config": {"callable": "tests.runtime.browser_agent:answer_title"},
         }
     )
-    result = run_case(harness, _case(f"{site}/start.html"))
+    result = run_case(harness, _case(f"{site}/start.html"), config=allowed)
     assert result.status == "ok", result.error
     assert result.trace.answer == "Checkout done"
     snap = result.trace.env_snapshot

@@ -20,9 +20,16 @@ Registering a harness is code execution on the server (``harnesses:write``, admi
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, Field, JsonValue
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    Field,
+    JsonValue,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from benchbook.contracts.common import (
     JSON_INT,
@@ -98,6 +105,11 @@ class CommandConfig(BaseModel):
         answer: where the answer is read: the process's ``stdout`` (trimmed) or the file named
             by ``BENCHBOOK_ANSWER_FILE``.
         timeout_s: per-case timeout in seconds, overriding the case's and the run's.
+        network: what the sandboxed process may reach (``docs/security.md``): ``none`` (the
+            default: a private network namespace, nothing but its own loopback) or ``full``
+            (the host's network, loopback services included — only for a harness an admin
+            trusts with it). Left out of the harness's identity when ``none``, so harnesses
+            registered before the field existed keep their hash.
     """
 
     model_config = STRICT
@@ -107,6 +119,14 @@ class CommandConfig(BaseModel):
     secrets: list[SecretName] = Field(default_factory=list)
     answer: Literal["stdout", "file"] = "stdout"
     timeout_s: JsonPositiveInt | None = None
+    network: Literal["none", "full"] = "none"
+
+    @model_serializer(mode="wrap")
+    def _omit_default_network(self, handler: SerializerFunctionWrapHandler) -> Any:
+        data = handler(self)
+        if isinstance(data, dict) and data.get("network") == "none":
+            data.pop("network")
+        return data
 
 
 class OpenAIConfig(BaseModel):

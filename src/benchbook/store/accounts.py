@@ -81,6 +81,11 @@ def count_users(conn: Connection) -> int:
     return int(conn.scalar(select(func.count()).select_from(users)) or 0)
 
 
+def count_workspaces(conn: Connection) -> int:
+    """Number of workspaces of the installation."""
+    return int(conn.scalar(select(func.count()).select_from(workspaces)) or 0)
+
+
 def insert_user(
     conn: Connection,
     *,

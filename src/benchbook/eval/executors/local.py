@@ -137,7 +137,9 @@ async def grade_outcome(
         Exception: only Benchbook's own failures (graders' failures are scores).
     """
     trace = _priced(outcome.trace, ex.pricing)
-    submission = Submission(trace.answer, trace, outcome.status, workdir)
+    submission = Submission(
+        trace.answer, trace, outcome.status, workdir, sandbox=ex.runtime.sandbox
+    )
     specs = ex.graders or item.case.graders  # a run's plan replaces the case's own
     scores = await grade_submission(specs, submission, item.case, ex.grading)
     return CaseResult(
