@@ -204,6 +204,9 @@ def page(tmp_path: Path) -> Iterator[str]:
 def test_a_browser_case_reads_the_page_title_through_the_browser_tool(
     actx: Context, openai_server: OpenAIServer, page: str
 ) -> None:
+    allowed = [page.removeprefix("http://").split("/")[0]]  # the browser's egress (issue 27)
+    settings = actx.settings.model_copy(update={"browser_allowed_hosts": allowed})
+    actx = local_admin_context(actx.engine, settings)
     case = {
         "id": "title",
         "env": {"kind": "browser", "start_url": page},

@@ -81,9 +81,9 @@ async def _settle(socket: str, url: str, timeout_s: float) -> None:
     probe = "[document.readyState, location.href]"
     while time.monotonic() < deadline:
         state = await _evaluate(socket, probe)
-        if isinstance(state, list) and state[0] == "complete":
-            if url in ("", "about:blank") or state[1] != "about:blank":
-                return
+        loaded = isinstance(state, list) and state[0] == "complete"
+        if loaded and (url in ("", "about:blank") or state[1] != "about:blank"):
+            return
         await asyncio.sleep(0.05)
 
 

@@ -18,6 +18,7 @@ import orjson
 
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent.process import ToolRun, run_tool_process
+from benchbook.runtime.sandbox import SandboxLimits
 
 FILE_TOOL_SCRIPT = r"""
 import json, os, sys
@@ -120,6 +121,7 @@ async def run_file_tool(
     file_bytes: int,
     output_bytes: int,
     timeout_s: float,
+    limits: SandboxLimits | None = None,
 ) -> tuple[bool, str, ToolRun]:
     """``(ok, text for the model, the process run)`` of one file-tool call in the sandbox.
 
@@ -142,6 +144,7 @@ async def run_file_tool(
         timeout_s=timeout_s,
         # the script cuts its text to output_bytes; JSON escapes may grow it up to 6 times
         limit_bytes=6 * output_bytes + 4096,
+        limits=limits,
     )
     if run.timed_out:
         return False, f"timed out after {timeout_s:g} s", run

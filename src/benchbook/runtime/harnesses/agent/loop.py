@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +28,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionMessageToolCallUnion
 from pydantic import JsonValue
 
 from benchbook.contracts.harness import AgentHarness
-from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
+from benchbook.contracts.run import AgentLimit, CaseInput, RuntimeResult, Trace
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent.limits import Budget
 from benchbook.runtime.harnesses.agent.prompts import first_messages
@@ -39,6 +40,7 @@ from benchbook.runtime.harnesses.agent.tools import (
     tool_schemas,
 )
 from benchbook.runtime.harnesses.openai_compat import describe_openai_error, openai_client
+from benchbook.runtime.sandbox import SandboxLimits, limits_for
 
 #: The user message after a reply without tool calls.
 _NUDGE = "Continue with the task using the tools. When you are done, call submit(answer)."
@@ -47,6 +49,21 @@ _NUDGE = "Continue with the task using the tools. When you are done, call submit
 class _Submitted(Exception):
     def __init__(self, answer: str) -> None:
         self.answer = answer
+
+
+@dataclass
+class _Case:
+    """One case's loop state: the harness, its workspace and tools, the trace being written,
+    the budget, the sandbox's resource limits and the chat-completions request options."""
+
+    harness: AgentHarness
+    workspace: Workspace
+    tools: list[str]
+    trace: Trace
+    budget: Budget
+    limits: SandboxLimits
+    client: Any
+    request: dict[str, Any]
 
 
 async def run_agent(
@@ -65,7 +82,6 @@ async def run_agent(
     config = harness.config
     trace = Trace(model=config.model, started_at=datetime.now(UTC))
     started = time.monotonic()
-    budget = Budget.of(config, case_input.timeout_s)
     api_key = "EMPTY"
     if config.api_key_secret:
         if config.api_key_secret not in secrets:
@@ -73,19 +89,21 @@ async def run_agent(
                 status="error", error=f"missing secret {config.api_key_secret}", trace=trace
             )
         api_key = secrets[config.api_key_secret]
-    client = openai_client(config.base_url, api_key, config.max_retries, config.timeout_s)
-    tools = offered_tools(config, workspace.kind)
+    tools: list[str] = list(offered_tools(config, workspace.kind))
     trace.messages = first_messages(config.system, case_input, tools)
-    request: dict[str, Any] = {"model": config.model, "tools": tool_schemas(tools)}
-    if config.temperature is not None:
-        request["temperature"] = config.temperature
-    if config.max_tokens is not None:
-        request["max_tokens"] = config.max_tokens
-    if config.extra_body:
-        request["extra_body"] = dict(config.extra_body)
+    state = _Case(
+        harness=harness,
+        workspace=workspace,
+        tools=tools,
+        trace=trace,
+        budget=Budget.of(config, case_input.timeout_s),
+        limits=_limits(workspace, case_input),
+        client=openai_client(config.base_url, api_key, config.max_retries, config.timeout_s),
+        request=_request_options(harness, tools),
+    )
     error: str | None = None
     try:
-        error = await _loop(client, request, trace, budget, harness, workspace)
+        error = await _loop(state)
     except _Submitted as done:
         trace.answer = done.answer
     trace.duration_ms = int((time.monotonic() - started) * 1000)
@@ -94,28 +112,49 @@ async def run_agent(
     return RuntimeResult(status="ok", trace=trace)
 
 
-async def _loop(
-    client: Any,
-    request: dict[str, Any],
-    trace: Trace,
-    budget: Budget,
-    harness: AgentHarness,
-    workspace: Workspace,
-) -> str | None:
+def _limits(workspace: Workspace, case_input: CaseInput) -> SandboxLimits:
+    """The sandbox's limits narrowed by the case's ``resources`` (as for command harnesses)."""
+    resources = case_input.resources
+    return limits_for(
+        workspace.sandbox,
+        timeout_s=case_input.timeout_s,
+        cpu_millicores=resources.cpu_millicores if resources else None,
+        memory_mb=resources.memory_mb if resources else None,
+    )
+
+
+def _request_options(harness: AgentHarness, tools: list[str]) -> dict[str, Any]:
+    """Everything of a request but the messages; unset options are left out."""
+    config = harness.config
+    request: dict[str, Any] = {"model": config.model, "tools": tool_schemas(tools)}
+    if config.temperature is not None:
+        request["temperature"] = config.temperature
+    if config.max_tokens is not None:
+        request["max_tokens"] = config.max_tokens
+    if config.extra_body:
+        request["extra_body"] = dict(config.extra_body)
+    return request
+
+
+def _stop(trace: Trace, limit: AgentLimit) -> None:
+    trace.limit = limit
+    trace.events.append({"type": "note", "text": f"limit reached: {limit}"})
+
+
+async def _loop(state: _Case) -> str | None:
     """Steps until a limit (sets ``trace.limit``; returns None) or a failed request (returns
     the error); ``submit`` raises :class:`_Submitted`."""
+    trace = state.trace
     while True:
-        limit = budget.before_request(len(trace.messages))
+        limit = state.budget.before_request(len(trace.messages))
         if limit is not None:
-            trace.limit = limit
-            trace.events.append({"type": "note", "text": f"limit reached: {limit}"})
+            _stop(trace, limit)
             return None
-        reply = await _request(client, request, trace, budget)
+        reply = await _request(state)
+        if reply == "time":
+            _stop(trace, "time")
+            return None
         if isinstance(reply, str):
-            if reply == "time":
-                trace.limit = "time"
-                trace.events.append({"type": "note", "text": "limit reached: time"})
-                return None
             return reply
         message = reply.choices[0].message
         calls = list(message.tool_calls or [])
@@ -127,19 +166,18 @@ async def _loop(
             trace.messages.append({"role": "user", "content": _NUDGE})
             continue
         for call in calls:
-            await _call(call, trace, budget, harness, workspace)
+            await _call(state, call)
 
 
-async def _request(
-    client: Any, request: dict[str, Any], trace: Trace, budget: Budget
-) -> ChatCompletion | str:
+async def _request(state: _Case) -> ChatCompletion | str:
     """One model request: the completion, ``"time"`` when the deadline passed during it, or
     the error text."""
+    trace, budget = state.trace, state.budget
     step = budget.steps + 1
     began = time.monotonic()
     try:
         completion: ChatCompletion = await asyncio.wait_for(
-            client.chat.completions.create(messages=trace.messages, **request),
+            state.client.chat.completions.create(messages=trace.messages, **state.request),
             timeout=max(budget.remaining_s(), 0.001),
         )
     except TimeoutError:
@@ -171,18 +209,13 @@ async def _request(
     return completion
 
 
-async def _call(
-    call: ChatCompletionMessageToolCallUnion,
-    trace: Trace,
-    budget: Budget,
-    harness: AgentHarness,
-    workspace: Workspace,
-) -> None:
+async def _call(state: _Case, call: ChatCompletionMessageToolCallUnion) -> None:
     """Run one tool call, answer it with a ``tool`` message and record it in the trace.
 
     Raises:
         _Submitted: the call is a valid ``submit``.
     """
+    trace, budget, config = state.trace, state.budget, state.harness.config
     problem: str | None
     if call.type == "function":
         name, raw = call.function.name, call.function.arguments or "{}"
@@ -194,7 +227,7 @@ async def _call(
     except orjson.JSONDecodeError as exc:
         arguments, problem = raw, f"the arguments are not valid JSON: {exc}"
     else:
-        problem = _problem(name, arguments, harness, workspace)
+        problem = _problem(name, arguments, state.tools)
     record["arguments"] = arguments
     if problem is not None:
         outcome = ToolOutcome(False, f"error: {problem}")
@@ -206,8 +239,8 @@ async def _call(
     elif budget.remaining_s() <= 0:
         outcome = ToolOutcome(False, "error: not run: the time limit was reached")
     else:
-        timeout_s = min(float(harness.config.tool_timeout_s), budget.remaining_s())
-        outcome = await run_tool(name, arguments, workspace, harness.config, timeout_s)
+        timeout_s = min(float(config.tool_timeout_s), budget.remaining_s())
+        outcome = await run_tool(name, arguments, state.workspace, config, timeout_s, state.limits)
     record.update(
         result=outcome.content,
         ok=outcome.ok,
@@ -222,10 +255,7 @@ async def _call(
     trace.messages.append({"role": "tool", "tool_call_id": call.id, "content": outcome.content})
 
 
-def _problem(
-    name: str, arguments: object, harness: AgentHarness, workspace: Workspace
-) -> str | None:
-    tools = offered_tools(harness.config, workspace.kind)
+def _problem(name: str, arguments: object, tools: list[str]) -> str | None:
     if name not in tools:
         return f"unknown tool {name!r}; the tools are {', '.join(tools)}"
     return check_arguments(name, arguments)

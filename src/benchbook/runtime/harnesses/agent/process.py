@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from benchbook.runtime.environments import Workspace
-from benchbook.runtime.sandbox import SandboxPolicy, start_sandboxed
+from benchbook.runtime.sandbox import SandboxLimits, start_sandboxed
 
 #: Seconds to wait for the output pipe to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
@@ -93,13 +93,6 @@ class ToolRun:
     duration_ms: int
 
 
-def sandbox_policy(workspace: Workspace) -> SandboxPolicy:
-    """The installation's sandbox as the workspace carries it; the default (on) when it
-    carries none, so a tool never starts unsandboxed by omission."""
-    policy = getattr(workspace, "sandbox", None)
-    return policy if isinstance(policy, SandboxPolicy) else SandboxPolicy()
-
-
 def tool_environment(workspace: Workspace) -> dict[str, str]:
     """The whole environment of a tool process (module docstring)."""
     env = {
@@ -135,9 +128,11 @@ async def run_tool_process(
     stdin: bytes,
     timeout_s: float,
     limit_bytes: int,
+    limits: SandboxLimits | None = None,
     network: Literal["none", "full"] = "none",
 ) -> ToolRun:
-    """Run ``argv`` in the case's sandbox, in its workdir, to its end or ``timeout_s``.
+    """Run ``argv`` in the case's sandbox (``workspace.sandbox``), in its workdir, to its end
+    or ``timeout_s``; ``limits``: the case's resource limits (default: the policy's).
 
     Whatever happens — exit, timeout, cancellation — the sandbox is killed before this returns.
 
@@ -149,11 +144,12 @@ async def run_tool_process(
     workdir = workspace.workdir.resolve()
     proc = await start_sandboxed(
         argv,
-        policy=sandbox_policy(workspace),
+        policy=workspace.sandbox,
         cwd=workdir,
         env=tool_environment(workspace),
         writable=[workdir],
         network=network,
+        limits=limits,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,

@@ -27,7 +27,7 @@ from benchbook.contracts.harness import AgentConfig, AgentTool
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent.files import run_file_tool
 from benchbook.runtime.harnesses.agent.process import run_tool_process
-from benchbook.runtime.sandbox import SandboxError
+from benchbook.runtime.sandbox import SandboxError, SandboxLimits
 
 _STR = {"type": "string"}
 _INT = {"type": "integer", "minimum": 1}
@@ -163,15 +163,17 @@ async def run_tool(
     workspace: Workspace,
     config: AgentConfig,
     timeout_s: float,
+    limits: SandboxLimits | None = None,
 ) -> ToolOutcome:
-    """Execute one checked call of ``name`` (not ``submit``) with at most ``timeout_s`` seconds.
+    """Execute one checked call of ``name`` (not ``submit``) with at most ``timeout_s`` seconds
+    (``limits``: the case's sandbox resource limits).
 
     Never raises for the tool's failure: a sandbox that cannot start, a timeout or a refused path
     is an outcome with ``ok`` False saying so.
     """
     try:
         if name in ("bash", "python"):
-            return await _run_program(name, arguments, workspace, config, timeout_s)
+            return await _run_program(name, arguments, workspace, config, timeout_s, limits)
         if name in _FILE_TOOLS:
             ok, text, run = await run_file_tool(
                 name,
@@ -180,6 +182,7 @@ async def run_tool(
                 file_bytes=config.file_bytes,
                 output_bytes=config.tool_output_bytes,
                 timeout_s=timeout_s,
+                limits=limits,
             )
             content = text if ok else f"error: {text}"
             return ToolOutcome(ok, content, timed_out=run.timed_out, duration_ms=run.duration_ms)
@@ -200,6 +203,7 @@ async def _run_program(
     workspace: Workspace,
     config: AgentConfig,
     timeout_s: float,
+    limits: SandboxLimits | None,
 ) -> ToolOutcome:
     if name == "bash":
         argv, stdin = ["bash", "-c", arguments["command"]], b""
@@ -211,6 +215,7 @@ async def _run_program(
         stdin=stdin,
         timeout_s=timeout_s,
         limit_bytes=config.tool_output_bytes,
+        limits=limits,
         network=config.network,
     )
     if run.timed_out:
