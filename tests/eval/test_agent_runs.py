@@ -19,7 +19,7 @@ from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses, imports, run_execution, run_results, runs
+from benchbook.services import harnesses, imports, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
 from tests.repo_bundles import mirror_from_bundle
@@ -238,3 +238,40 @@ def test_a_browser_case_reads_the_page_title_through_the_browser_tool(
     assert [t["function"]["name"] for t in first["tools"]] == ["browser", "submit"]
     assert json.dumps(first).count("Use the browser.") == 1
     assert trace.env_snapshot.url == page
+
+
+def test_cases_ended_at_a_limit_are_counted_apart_from_errors_in_the_scorecard(
+    actx: Context, openai_server: OpenAIServer
+) -> None:
+    cases = [
+        {
+            "id": f"c{i}",
+            "env": {"kind": "prompt"},
+            "task": f"Loop {i}.",
+            "expected": "1",
+            "graders": [{"id": "answer-match"}],
+        }
+        for i in range(3)
+    ]
+    ds.register_dataset(
+        actx, Dataset.model_validate({"id": "loops", "version": "1.0.0", "cases": cases})
+    )
+
+    def reply(body: dict[str, Any]) -> Any:
+        if "Loop 0." in body["messages"][1]["content"]:
+            return tool_call("submit", answer="1")
+        if "Loop 1." in body["messages"][1]["content"]:
+            return tool_call("bash", command="echo still going")
+        return "thinking, no tools"
+
+    openai_server.reply = reply
+    done = run(actx, "loops", register_agent(actx, openai_server, max_steps=2))
+    assert (done.counts.ok, done.counts.error) == (3, 0)
+    card = scorecards.get_scorecard(actx, done.scorecard_id)
+    assert (card.errors, card.passed, card.n) == (0, 1, 3)
+    assert card.limits == {"steps": 2}
+    limits = {
+        r.case_id: run_results.get_run_trace(actx, done.id, r.case_id).limit
+        for r in run_results.list_run_results(actx, done.id)
+    }
+    assert limits == {"c0": None, "c1": "steps", "c2": "steps"}

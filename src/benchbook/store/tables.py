@@ -409,6 +409,7 @@ case_results = Table(
     Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
     Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
     Column("finished_at", UTCDateTime(), nullable=False),
+    Column("agent_limit", String(16)),  # steps|messages|tokens|time: an agent stopped at it
 )
 Index(
     "ix_case_results_order", case_results.c.run_id, case_results.c.position, case_results.c.sample
