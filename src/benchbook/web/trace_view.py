@@ -32,6 +32,15 @@ class ToolCallView:
     timed_out: bool = False
     cut_bytes: int = 0
 
+    @property
+    def preview(self) -> str:
+        """The first line of the call's first string argument (a command, a path), ≤ 80
+        characters — what the folded summary shows."""
+        values = self.arguments.values() if isinstance(self.arguments, dict) else []
+        text = next((v for v in values if isinstance(v, str)), "")
+        line = text.strip().split("\n", 1)[0]
+        return line if len(line) <= 80 else line[:79] + "…"
+
 
 @dataclass
 class Turn:
