@@ -20,7 +20,7 @@ from typing import Any
 from benchbook.contracts import Dataset
 from benchbook.services import datasets as ds
 from benchbook.services import harnesses, run_execution, run_results, runs
-from benchbook.services.context import Context
+from benchbook.services.context import Context, local_admin_context
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
 
@@ -118,6 +118,9 @@ def test_a_command_harness_receives_no_gold_in_argv_stdin_environment_or_files(
     rctx: Context,  # noqa: F811
     tmp_path: Path,
 ) -> None:
+    # The dump is written outside the workdir, which only an unsandboxed single-user install
+    # allows; what the harness receives is the same (the sandbox: tests/runtime/test_sandbox.py).
+    rctx = local_admin_context(rctx.engine, rctx.settings.model_copy(update={"sandbox": False}))
     ds.register_dataset(rctx, planted())
     script = tmp_path / "dump_everything.py"
     script.write_text(DUMP_SCRIPT)

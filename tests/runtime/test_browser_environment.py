@@ -3,15 +3,10 @@
 from __future__ import annotations
 
 import base64
-import functools
 import os
 import shutil
-import threading
-from collections.abc import Iterator
 from dataclasses import replace
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -26,33 +21,6 @@ pytestmark = pytest.mark.skipif(
     not Path(CHROMIUM).exists() and os.environ.get("CI", "").lower() != "true",
     reason="Chromium is not installed (apt-get install chromium); required under CI=true",
 )
-
-
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[str]:
-    """Two pages on 127.0.0.1: ``start.html`` links to ``done.html`` (title ``Checkout done``)."""
-    root = tmp_path / "site"
-    root.mkdir()
-    (root / "start.html").write_text(
-        "<html><head><title>Start</title></head><body>"
-        '<a id="next" href="done.html">next</a></body></html>'
-    )
-    (root / "done.html").write_text(
-        "<html><head><title>Checkout done</title></head>"
-        '<body style="background:#c00"><h1>Done</h1></body></html>'
-    )
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

@@ -147,6 +147,18 @@ def test_a_path_under_home_is_never_bound_even_when_the_harness_names_it(
     assert "the-installation-secret-key" not in result.model_dump_json()
 
 
+def test_a_work_root_inside_home_is_usable_while_home_stays_denied(
+    run_case: RunCase, runtime_config: RuntimeConfig, home: Path
+) -> None:
+    work_root = home / "work"
+    policy = SandboxPolicy(denied_paths=(home,), allowed_inside=(work_root,))
+    config = replace(runtime_config, work_root=work_root, sandbox=policy)
+    ok = run_case(_harness(["sh", "-c", "ls ..; echo done"]), _case(), config=config)
+    assert ok.status == "ok" and ok.trace.answer.endswith("done"), ok.error
+    refused = run_case(_harness(["cat", str(home / "secret.key")]), _case(), config=config)
+    assert refused.error is not None and refused.error.startswith("sandbox: the sandbox never")
+
+
 def test_a_setsid_child_does_not_outlive_its_case(run_case: RunCase, config: RuntimeConfig) -> None:
     marker = "1000.4242"
     harness = _harness(["sh", "-c", f"setsid -f sleep {marker}; echo started"])
@@ -243,3 +255,12 @@ def test_git_on_the_checkout_runs_a_filter_the_harness_planted_only_inside_the_s
     assert result.status == "ok", (result.error, result.trace.stderr_tail)
     assert not planted.exists()  # git ran the case's filter, but in the case's sandbox
     assert "changed" in (result.trace.env_snapshot.diff or "")
+
+
+def test_the_sandbox_etc_holds_nothing_another_local_user_could_not_read(
+    run_case: RunCase, config: RuntimeConfig
+) -> None:
+    script = "ls -a /etc /etc/ssl; test ! -e /etc/shadow && test ! -e /etc/ssl/private && echo ok"
+    result = run_case(_harness(["sh", "-c", script]), _case(), config=config)
+    assert result.status == "ok", result.trace.stderr_tail
+    assert result.trace.answer.endswith("ok") and "resolv.conf" in result.trace.answer

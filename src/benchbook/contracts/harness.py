@@ -20,16 +20,9 @@ Registering a harness is code execution on the server (``harnesses:write``, admi
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    Field,
-    JsonValue,
-    SerializerFunctionWrapHandler,
-    model_serializer,
-)
+from pydantic import AfterValidator, BaseModel, Field, JsonValue
 
 from benchbook.contracts.common import (
     JSON_INT,
@@ -119,14 +112,8 @@ class CommandConfig(BaseModel):
     secrets: list[SecretName] = Field(default_factory=list)
     answer: Literal["stdout", "file"] = "stdout"
     timeout_s: JsonPositiveInt | None = None
-    network: Literal["none", "full"] = "none"
-
-    @model_serializer(mode="wrap")
-    def _omit_default_network(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = handler(self)
-        if isinstance(data, dict) and data.get("network") == "none":
-            data.pop("network")
-        return data
+    # Left out of a dump when "none": harnesses registered before the field keep their hash.
+    network: Literal["none", "full"] = Field(default="none", exclude_if=lambda v: v == "none")
 
 
 class OpenAIConfig(BaseModel):

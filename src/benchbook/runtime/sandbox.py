@@ -19,8 +19,9 @@ Debian's bubblewrap (``bwrap``, the sandbox Flatpak uses; see ``docs/security.md
 - ``--die-with-parent`` and ``--new-session``: bwrap is PID 1 of the namespace, so when the
   command ends, when the case is killed (SIGKILL of bwrap) or when the server dies (even by
   ``kill -9``), every process of the sandbox dies with it — a ``setsid -f`` child included;
-- resource limits (``prlimit`` from util-linux, applied to bwrap and inherited by everything in
-  it): CPU seconds, address space, processes, file size (:class:`SandboxLimits`).
+- resource limits (``prlimit(2)`` on bwrap's sandbox child before it runs the command,
+  inherited by everything in it: :mod:`.sandbox_limits`): CPU seconds, address space,
+  processes, file size, open files (:class:`SandboxLimits`).
 
 Paths under :attr:`SandboxPolicy.denied_paths` (``BENCHBOOK_HOME``: the database, ``secret.key``,
 mirrors) are never bound, whatever a caller asks: :class:`SandboxError`.
@@ -34,22 +35,21 @@ the sandbox is on, nothing starts: :class:`SandboxUnavailable` names the require
 from __future__ import annotations
 
 import asyncio
-import atexit
 import contextlib
 import errno
+import json
 import os
 import shutil
 import signal
-import sys
-import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from benchbook.errors import BenchbookError
+from benchbook.runtime.sandbox_fs import python_prefixes, system_binds
+from benchbook.runtime.sandbox_limits import SandboxLimits, limits_for
 
 NetworkMode = Literal["none", "full"]
 """``none``: a private network namespace (its own loopback only); ``full``: the host's network."""
@@ -58,32 +58,8 @@ NetworkMode = Literal["none", "full"]
 SANDBOX_UID = 65534
 #: Seconds to wait for the output pipes to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
-#: Files and directories of ``/etc`` bound read-only when present (no secrets among them).
-ETC_FILES = (
-    "alternatives",
-    "ca-certificates",
-    "ca-certificates.conf",
-    "chromium",
-    "chromium.d",
-    "fonts",
-    "gai.conf",
-    "group",
-    "host.conf",
-    "hosts",
-    "ld.so.cache",
-    "ld.so.conf",
-    "ld.so.conf.d",
-    "localtime",
-    "mime.types",
-    "nsswitch.conf",
-    "passwd",
-    "protocols",
-    "resolv.conf",
-    "services",
-    "ssl",
-)
-#: Top-level system directories: bound read-only, or recreated as the same symlink (usrmerge).
-_SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: Seconds bwrap may take to report its sandbox child (namespace setup; long under load).
+_INFO_TIMEOUT_S = 60.0
 
 
 class SandboxError(BenchbookError):
@@ -99,47 +75,20 @@ class SandboxUnavailable(SandboxError):
 
 
 @dataclass(frozen=True)
-class SandboxLimits:
-    """Resource limits of one sandboxed process tree (``None``: not limited).
-
-    Attributes:
-        cpu_s: CPU seconds (``RLIMIT_CPU``; per process, SIGKILL past it).
-        address_space_bytes: virtual memory per process (``RLIMIT_AS``).
-        processes: processes and threads of the sandbox's uid (``RLIMIT_NPROC``; the kernel
-            does not enforce it for a server running as root — see ``docs/security.md``).
-        file_size_bytes: largest file a process may write (``RLIMIT_FSIZE``).
-        open_files: open file descriptors per process (``RLIMIT_NOFILE``).
-    """
-
-    cpu_s: int | None = 3600
-    address_space_bytes: int | None = 8 << 30
-    processes: int | None = 1024
-    file_size_bytes: int | None = 1 << 30
-    open_files: int | None = 4096
-
-    def prlimit_args(self) -> list[str]:
-        """``prlimit`` options for the limits that are set (soft = hard)."""
-        pairs = (
-            ("--cpu", self.cpu_s),
-            ("--as", self.address_space_bytes),
-            ("--nproc", self.processes),
-            ("--fsize", self.file_size_bytes),
-            ("--nofile", self.open_files),
-        )
-        return [f"{flag}={value}" for flag, value in pairs if value is not None]
-
-
-@dataclass(frozen=True)
 class SandboxPolicy:
     """The installation's sandbox (from Settings, carried by ``RuntimeConfig.sandbox``).
 
     Attributes:
         enabled: False only for ``BENCHBOOK_SANDBOX=off`` (single-user installs).
         bwrap: the bubblewrap binary.
-        prlimit: util-linux's ``prlimit`` binary (applies :class:`SandboxLimits`).
+        prlimit: util-linux's ``prlimit`` binary, for :func:`bwrap_argv`'s command lines
+            (:func:`start_sandboxed` applies the limits itself).
         limits: the default limits; a call may pass its own (the case's ``resources``).
         ro_paths: extra paths every sandbox sees read-only (an admin's toolchains).
-        denied_paths: paths never bound, whatever is asked (``BENCHBOOK_HOME``).
+        denied_paths: paths never bound, whatever is asked (``BENCHBOOK_HOME``), nor any path
+            holding one.
+        allowed_inside: subtrees of a denied path that may still be bound (the work root,
+            when an installation keeps it inside ``BENCHBOOK_HOME``).
         python_prefixes: bind the Python installation and virtual environment Benchbook runs
             from, read-only (harnesses and graders that call ``python``/``sys.executable``).
     """
@@ -151,20 +100,19 @@ class SandboxPolicy:
     ro_paths: tuple[Path, ...] = ()
     denied_paths: tuple[Path, ...] = ()
     python_prefixes: bool = True
+    allowed_inside: tuple[Path, ...] = ()
 
     def check_available(self) -> None:
-        """Raise :class:`SandboxUnavailable` when the sandbox is on and a binary is missing."""
+        """Raise :class:`SandboxUnavailable` when the sandbox is on and bwrap is missing."""
         if not self.enabled:
             return
-        needs = (("bubblewrap", self.bwrap, "bubblewrap"), ("prlimit", self.prlimit, "util-linux"))
-        for name, path, package in needs:
-            if not os.access(path, os.X_OK):
-                raise SandboxUnavailable(
-                    f"the sandbox needs {name} at {path}, which is not installed (Debian: "
-                    f"apt-get install {package}); Benchbook starts no case process without it"
-                    " (docs/security.md)",
-                    {"requirement": name, "path": path},
-                )
+        if not os.access(self.bwrap, os.X_OK):
+            raise SandboxUnavailable(
+                f"the sandbox needs bubblewrap at {self.bwrap}, which is not installed (Debian:"
+                " apt-get install bubblewrap); Benchbook starts no case process without it"
+                " (docs/security.md)",
+                {"requirement": "bubblewrap", "path": self.bwrap},
+            )
 
 
 @dataclass(frozen=True)
@@ -191,60 +139,25 @@ def _inside(path: Path, parents: Iterable[Path]) -> bool:
     return any(resolved == p or resolved.is_relative_to(p) for p in parents)
 
 
+def _allowed(policy: SandboxPolicy, path: Path) -> bool:
+    try:
+        _check_paths(policy, [path])
+    except SandboxError:
+        return False
+    return True
+
+
 def _check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
     denied = [p.resolve() for p in policy.denied_paths]
+    exempt = [p.resolve() for p in policy.allowed_inside]
     for path in paths:
-        if _inside(path, denied) or any(d.is_relative_to(path.resolve()) for d in denied):
+        holds = any(d.is_relative_to(path.resolve()) for d in denied)
+        if holds or (_inside(path, denied) and not _inside(path, exempt)):
             raise SandboxError(
                 f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
                 "directory (database, secret.key)",
                 {"path": str(path)},
             )
-
-
-def _python_prefixes() -> list[Path]:
-    prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    prefixes |= {p.resolve() for p in prefixes}
-    return sorted(p for p in prefixes if p != Path("/usr") and p != Path("/"))
-
-
-def _copy_etc() -> Path:
-    """A private copy of the :data:`ETC_FILES` of ``/etc`` (symlinks kept), made once per
-    process and removed at exit: one read-only bind instead of one per file saves ~3 ms a
-    start (``bench/sandbox.py``). Changes to ``/etc`` after the process started are not seen."""
-    root = Path(tempfile.mkdtemp(prefix="benchbook-sandbox-etc-"))
-    atexit.register(shutil.rmtree, root, True)
-    for name in ETC_FILES:
-        source = Path("/etc") / name
-        with contextlib.suppress(OSError):  # absent or unreadable: not part of the sandbox
-            if source.is_dir() and not source.is_symlink():
-                shutil.copytree(source, root / name, symlinks=True)
-            elif source.is_symlink() or source.is_file():
-                shutil.copy2(source, root / name, follow_symlinks=False)
-    root.chmod(0o755)
-    return root
-
-
-_ETC_LOCK = threading.Lock()
-_ETC: list[Path] = []
-
-
-def sandbox_etc() -> Path:
-    """The process's copy of the sandbox's ``/etc`` (made on first use, thread-safe)."""
-    with _ETC_LOCK:
-        if not _ETC or not _ETC[0].is_dir():
-            _ETC[:] = [_copy_etc()]
-        return _ETC[0]
-
-
-def _system_binds() -> list[str]:
-    args = ["--ro-bind", "/usr", "/usr"]
-    for top in _SYSTEM_DIRS:
-        if os.path.islink(top):
-            args += ["--symlink", os.readlink(top), top]
-        elif os.path.isdir(top):
-            args += ["--ro-bind", top, top]
-    return [*args, "--ro-bind", str(sandbox_etc()), "/etc"]
 
 
 def bwrap_argv(
@@ -257,18 +170,38 @@ def bwrap_argv(
     network: NetworkMode = "none",
     limits: SandboxLimits | None = None,
 ) -> list[str]:
-    """The full command line (``prlimit … -- bwrap … -- argv``) of one sandboxed process.
+    """A full command line (``prlimit … -- bwrap … -- argv``) of one sandboxed process, for a
+    caller that starts it itself; :func:`start_sandboxed` applies the limits without the extra
+    ``prlimit`` process (:mod:`.sandbox_limits`).
 
     Raises:
         SandboxError: a path to bind lies in (or contains) a denied path; empty ``argv``.
         SandboxUnavailable: bwrap or prlimit is missing.
     """
+    if not os.access(policy.prlimit, os.X_OK):
+        raise SandboxUnavailable(
+            f"this command line needs prlimit at {policy.prlimit} (Debian: util-linux)",
+            {"requirement": "prlimit", "path": policy.prlimit},
+        )
+    prefix = [policy.prlimit, *(limits or policy.limits).prlimit_args(), "--", policy.bwrap]
+    args = _bwrap_args(argv, policy, cwd, writable, readable, network)
+    return prefix + args
+
+
+def _bwrap_args(
+    argv: Sequence[str],
+    policy: SandboxPolicy,
+    cwd: Path,
+    writable: Sequence[Path],
+    readable: Sequence[Path],
+    network: NetworkMode,
+) -> list[str]:
+    """bwrap's arguments (without the program name) for ``argv``; see :func:`bwrap_argv`."""
     if not argv:
         raise SandboxError("nothing to run: the command is empty")
     policy.check_available()
     ro = [*policy.ro_paths, *readable]
-    _check_paths(policy, [*ro, *writable, cwd])
-    prefix = [policy.prlimit, *(limits or policy.limits).prlimit_args(), "--", policy.bwrap]
+    _check_paths(policy, [*ro, *writable])  # cwd is not bound: a chdir inside the sandbox
     args = [
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
@@ -276,17 +209,17 @@ def bwrap_argv(
     ]  # fmt: skip
     if network == "none":
         args.append("--unshare-net")
-    args += _system_binds()
+    args += system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     if policy.python_prefixes:
-        for path in _python_prefixes():
+        for path in python_prefixes(lambda p: _allowed(policy, p)):
             args += ["--ro-bind-try", str(path), str(path)]
     for path in ro:
         args += ["--ro-bind-try", str(path), str(path)]
     for path in writable:
         args += ["--bind", str(path), str(path)]
     args += ["--chdir", str(cwd), "--", *argv]
-    return prefix + args
+    return args
 
 
 class SandboxedProcess:
@@ -347,28 +280,97 @@ async def start_sandboxed(
             descriptor is accepted).
 
     Raises:
-        SandboxUnavailable: the sandbox is on and bwrap/prlimit is missing.
-        SandboxError: a denied path was asked for.
-        OSError: the outermost program could not be started.
+        SandboxUnavailable: the sandbox is on and bwrap is missing.
+        SandboxError: a denied path was asked for, or the limits could not be applied.
+        OSError: the program is missing or not executable (checked with ``env["PATH"]``
+            before the sandbox is built), or bwrap could not be started.
     """
     _check_program(argv, env, cwd)
-    if policy.enabled:
-        full = bwrap_argv(
-            argv, policy=policy, cwd=cwd, writable=writable, readable=readable,
-            network=network, limits=limits,
+    if not policy.enabled:
+        process = await asyncio.create_subprocess_exec(
+            *argv, cwd=cwd, env=dict(env), stdin=stdin, stdout=stdout, stderr=stderr,
+            start_new_session=True,  # its own process group: one killpg ends it all
         )  # fmt: skip
-    else:
-        full = list(argv)
-    process = await asyncio.create_subprocess_exec(
-        *full,
-        cwd=cwd,
-        env=dict(env),
-        stdin=stdin,
-        stdout=stdout,
-        stderr=stderr,
-        start_new_session=True,  # its own process group: one killpg ends it all
-    )
-    return SandboxedProcess(process, policy.enabled)
+        return SandboxedProcess(process, sandboxed=False)
+    args = _bwrap_args(argv, policy, cwd, writable, readable, network)
+    info_r, info_w = os.pipe()
+    block_r, block_w = os.pipe()
+    try:
+        process = await asyncio.create_subprocess_exec(
+            policy.bwrap, "--info-fd", str(info_w), "--block-fd", str(block_r), *args,
+            cwd=cwd, env=dict(env), stdin=stdin, stdout=stdout, stderr=stderr,
+            pass_fds=(info_w, block_r), start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        for fd in (info_r, block_w):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (info_w, block_r):
+            os.close(fd)
+    proc = SandboxedProcess(process, sandboxed=True)
+    try:
+        await _limit_and_release(proc, info_r, block_w, limits or policy.limits)
+    except BaseException:
+        await proc.kill()
+        raise
+    finally:
+        os.close(info_r)
+        with contextlib.suppress(OSError):
+            os.close(block_w)
+    return proc
+
+
+async def _limit_and_release(
+    proc: SandboxedProcess, info_fd: int, block_fd: int, limits: SandboxLimits
+) -> None:
+    """Apply ``limits`` to bwrap's sandbox child (pid from ``--info-fd``), then let it run the
+    command (a byte on ``--block-fd``). bwrap gone before it reported: nothing to limit, its
+    exit status says why.
+
+    Raises:
+        SandboxError: the child's pid never came, or the kernel refused a limit.
+    """
+    try:
+        info = await asyncio.wait_for(_read_json(info_fd), _INFO_TIMEOUT_S)
+    except TimeoutError:
+        raise SandboxError(f"bwrap reported no sandbox within {_INFO_TIMEOUT_S:g} s") from None
+    child = info.get("child-pid") if info else None
+    if not isinstance(child, int):
+        return
+    try:
+        limits.apply(child)
+    except OSError as exc:
+        raise SandboxError(f"cannot apply the sandbox's resource limits: {exc}") from exc
+    os.write(block_fd, b"1")
+
+
+async def _read_json(fd: int) -> dict[str, object] | None:
+    """The JSON object bwrap writes on ``fd`` (None when it closes the pipe without one)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[bytes] = loop.create_future()
+    data = bytearray()
+
+    def readable() -> None:
+        try:
+            chunk = os.read(fd, 4096)
+        except BlockingIOError:
+            return
+        data.extend(chunk)
+        if (not chunk or b"}" in chunk) and not done.done():
+            done.set_result(bytes(data))
+
+    os.set_blocking(fd, False)
+    loop.add_reader(fd, readable)
+    try:
+        raw = await done
+    finally:
+        loop.remove_reader(fd)
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 def _check_program(argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> None:
@@ -498,31 +500,6 @@ async def run_sandboxed(
         timed_out=returncode is None,
         duration_ms=round((time.monotonic() - started) * 1000),
     )
-
-
-def limits_for(
-    policy: SandboxPolicy,
-    *,
-    timeout_s: float | None = None,
-    cpu_millicores: int | None = None,
-    memory_mb: int | None = None,
-) -> SandboxLimits:
-    """The limits of one case: the policy's defaults, narrowed by the case's ``resources``.
-
-    ``memory_mb`` becomes the address-space limit (MiB); ``cpu_millicores`` with ``timeout_s``
-    becomes CPU seconds (``ceil(timeout_s × millicores / 1000)``, at least 1). Neither ever
-    raises a limit above the installation's default.
-    """
-    base = policy.limits
-    cpu_s = base.cpu_s
-    if cpu_millicores is not None and timeout_s is not None:
-        wanted = max(1, -(-int(timeout_s * cpu_millicores) // 1000))
-        cpu_s = wanted if cpu_s is None else min(cpu_s, wanted)
-    address = base.address_space_bytes
-    if memory_mb is not None:
-        wanted_bytes = memory_mb << 20
-        address = wanted_bytes if address is None else min(address, wanted_bytes)
-    return replace(base, cpu_s=cpu_s, address_space_bytes=address)
 
 
 __all__ = [

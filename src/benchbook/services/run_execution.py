@@ -219,7 +219,7 @@ def runtime_config(settings: Settings) -> RuntimeConfig:
         work_root=work_root,
         mirrors=settings.home / "mirrors",
         chromium=settings.chromium,
-        sandbox=sandbox_policy(settings),
+        sandbox=sandbox_policy(settings, work_root),
         browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
     )
 

@@ -9,6 +9,8 @@ sandbox on, a missing bubblewrap refuses the same way (fail closed, never a sile
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from sqlalchemy import Engine
 
 from benchbook.errors import Conflict
@@ -17,9 +19,10 @@ from benchbook.settings import Settings
 from benchbook.store import accounts as accounts_repo
 
 
-def sandbox_policy(settings: Settings) -> SandboxPolicy:
+def sandbox_policy(settings: Settings, work_root: Path | None = None) -> SandboxPolicy:
     """The :class:`SandboxPolicy` the settings describe (``0`` limits are unlimited); the
-    data directory ``settings.home`` is always denied."""
+    data directory ``settings.home`` is always denied, except ``work_root`` (the per-case
+    directories) when an installation keeps it there."""
 
     def limit(value: int, scale: int = 1) -> int | None:
         return value * scale if value > 0 else None
@@ -35,6 +38,7 @@ def sandbox_policy(settings: Settings) -> SandboxPolicy:
         ),
         ro_paths=tuple(settings.sandbox_ro_paths),
         denied_paths=(settings.home,),
+        allowed_inside=(work_root,) if work_root is not None else (),
     )
 
 

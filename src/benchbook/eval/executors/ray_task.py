@@ -91,6 +91,7 @@ def _policy(raw: dict[str, Any]) -> SandboxPolicy:
         ro_paths=tuple(Path(p) for p in raw["ro_paths"]),
         denied_paths=tuple(Path(p) for p in raw["denied_paths"]),
         python_prefixes=raw["python_prefixes"],
+        allowed_inside=tuple(Path(p) for p in raw["allowed_inside"]),
     )
 
 
