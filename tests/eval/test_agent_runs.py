@@ -160,6 +160,8 @@ def test_a_repo_case_from_a_mirror_is_fixed_by_scripted_edits_and_graded(
     assert located["final"]["file"]["coverage"] == 1.0  # type: ignore[index]
     assert located["trajectory"]["steps"]  # type: ignore[index]  # the read_file call
     assert located["editloc"]["recall"] == 1.0  # type: ignore[index]
+    system = openai_server.requests[0]["messages"][0]["content"]
+    assert "fix the issue by editing the files" in system  # the repo template
     trace = run_results.get_run_trace(actx, done.id, "full-slice")
     assert trace.env_snapshot.diff is not None and f"+{NEW}" in trace.env_snapshot.diff
     grep, read, edit, stat = trace.tool_calls[:4]

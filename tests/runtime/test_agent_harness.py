@@ -276,3 +276,30 @@ def test_what_bash_writes_outside_the_workspace_never_reaches_the_host(
     assert "touch: cannot touch '/usr/x': Read-only file system" in str(wrote["result"])
     assert listed["exit_code"] == 2 and "No such file or directory" in str(listed["result"])
     assert not list(tmp_path.rglob("escaped.txt"))
+
+
+def test_a_model_request_running_past_the_time_limit_ends_the_case(
+    openai_server: OpenAIServer, run_case: RunCase
+) -> None:
+    openai_server.reply = script([tool_call("submit", answer="late")])
+    openai_server.delay_s = 4
+    started = time.monotonic()
+    result = run_case(agent(openai_server, time_limit_s=1), case())
+    assert time.monotonic() - started < 3.5
+    assert (result.status, result.trace.limit, result.trace.answer) == ("ok", "time", "")
+
+
+@pytest.mark.parametrize(("network", "reached"), [("none", False), ("full", True)])
+def test_tools_reach_the_network_only_when_the_harness_says_full(
+    openai_server: OpenAIServer, run_case: RunCase, network: str, reached: bool
+) -> None:
+    code = (
+        "import urllib.request\n"
+        f"try:\n    print(urllib.request.urlopen('{openai_server.url}/models').status)\n"
+        "except OSError as exc:\n    print('unreachable', type(exc).__name__)\n"
+    )
+    openai_server.reply = script([tool_call("python", code=code), tool_call("submit", answer="x")])
+    result = run_case(agent(openai_server, network=network), case())
+    output = str(result.trace.tool_calls[0]["result"])
+    assert (output == "exit code 0\n200\n") is reached, output
+    assert ("unreachable" in output) is not reached
