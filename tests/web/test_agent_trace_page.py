@@ -82,6 +82,9 @@ def test_the_case_page_shows_the_agent_conversation_with_tool_calls_folded(
     assert steps == ["1", "2"]
     assert 'data-testid="limit"' not in page
 
+    run_page = client.get(f"/runs/{run.id}").text
+    assert re.search(r'data-testid="limit-steps"><span class="num">1</span>', run_page)
+    assert "ended at the steps limit (no answer, not an error)" in run_page
     stopped = client.get(f"/runs/{run.id}/cases/loops").text
     assert "<code>limit: steps</code>" in stopped
     assert len(re.findall(r'data-testid="tool-call"', stopped)) == 2
