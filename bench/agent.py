@@ -31,7 +31,7 @@ from benchbook.contracts.harness import AgentHarness
 from benchbook.contracts.run import CaseInput
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent import run_agent
-from benchbook.runtime.harnesses.agent.loop import _NUDGE
+from benchbook.runtime.harnesses.agent.loop import NUDGE
 from benchbook.runtime.harnesses.agent.prompts import first_messages
 from benchbook.runtime.harnesses.agent.tools import tool_schemas
 
@@ -76,7 +76,7 @@ async def raw_seconds(server: OpenAIServer, steps: int) -> Timing:
             tools=schemas,  # type: ignore[arg-type]
         )
         messages.append({"role": "assistant", "content": reply.choices[0].message.content})
-        messages.append({"role": "user", "content": _NUDGE})
+        messages.append({"role": "user", "content": NUDGE})
     seconds = time.perf_counter() - started, time.process_time() - cpu
     await client.close()
     return seconds

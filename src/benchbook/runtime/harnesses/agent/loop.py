@@ -43,7 +43,7 @@ from benchbook.runtime.harnesses.openai_compat import describe_openai_error, ope
 from benchbook.runtime.sandbox import SandboxLimits, limits_for
 
 #: The user message after a reply without tool calls.
-_NUDGE = "Continue with the task using the tools. When you are done, call submit(answer)."
+NUDGE = "Continue with the task using the tools. When you are done, call submit(answer)."
 
 
 class _Submitted(Exception):
@@ -163,7 +163,7 @@ async def _loop(state: _Case) -> str | None:
             assistant["tool_calls"] = [orjson.loads(c.model_dump_json()) for c in calls]
         trace.messages.append(assistant)
         if not calls:
-            trace.messages.append({"role": "user", "content": _NUDGE})
+            trace.messages.append({"role": "user", "content": NUDGE})
             continue
         for call in calls:
             await _call(state, call)
