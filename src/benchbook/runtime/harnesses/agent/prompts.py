@@ -1,7 +1,9 @@
 """The agent's system prompt per environment kind, and its first user message.
 
 A harness's ``config.system`` replaces the template; the templates name the tools the case
-offers, so a prompt never mentions a tool the model cannot call.
+offers, so a prompt never mentions a tool the model cannot call. The repo template asks for the
+files the fix needed as the answer, one path a line: the ``localization`` grader reads that
+answer as the predicted files, and the ``swe-bench``/``tests-pass`` graders read the diff.
 """
 
 from __future__ import annotations
@@ -21,8 +23,9 @@ TEMPLATES: dict[str, str] = {
     "repo": (
         "You are a software engineer. The workspace is a checkout of a repository; the user "
         "describes an issue. Find the cause in the code, fix the issue by editing the files, "
-        "check your fix (run the relevant tests if you can), then submit a one-line summary of "
-        "the change. " + _COMMON
+        "check your fix (run the relevant tests if you can), then submit the paths of the files "
+        "the fix needed, one per line (your edits themselves are read from the repository). "
+        + _COMMON
     ),
     "prompt": (
         "Answer the user's question. You may compute or check with the tools; then submit the "
