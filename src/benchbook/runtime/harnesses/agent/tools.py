@@ -18,7 +18,7 @@ call becomes an error message to the model, never an exception.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import JsonValue
@@ -154,7 +154,6 @@ class ToolOutcome:
     output_bytes: int = 0
     cut_bytes: int = 0
     duration_ms: int = 0
-    extra: dict[str, JsonValue] = field(default_factory=dict)
 
 
 async def run_tool(
