@@ -136,6 +136,9 @@ def print_run(ctx: Context, run: Run) -> None:
                 f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
                 f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
             )
+        if card.limits:
+            stopped = ", ".join(f"{name} {n:,}" for name, n in card.limits.items())
+            console.print(f"ended at a limit (no answer, not errors): {stopped}")
         for k, v in card.pass_at_k.items():
             if len(card.pass_at_k) > 1:
                 console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")

@@ -183,6 +183,7 @@ class StoreSink:
             trace_path=path,
             trace_sha256=digest,
             scores=orjson.dumps([s.model_dump(mode="json") for s in r.scores]).decode(),
+            agent_limit=r.trace.limit if r.trace is not None else None,
         )
 
     def renew_in(self, conn: Connection) -> bool:

@@ -45,8 +45,9 @@ RESCORE_CHUNK = 500
 
 def _results(
     conn: Connection, run_id: str, scorecard_id: str
-) -> Iterator[tuple[CaseResult, Usage]]:
-    """The run's results with one scorecard's scores (no traces) and their token usage."""
+) -> Iterator[tuple[CaseResult, Usage, str | None]]:
+    """The run's results with one scorecard's scores (no traces), their token usage and the
+    agent limit that ended each (None: none did)."""
     scores = repo.scores_of(conn, scorecard_id)
     for r in repo.iter_results(conn, run_id):
         passed, score_json = scores.get((r.case_id, r.sample), (r.passed, "[]"))
@@ -61,7 +62,8 @@ def _results(
             cost_usd=r.cost_usd,
             duration_ms=r.duration_ms,
         )
-        yield result, Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        usage = Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        yield result, usage, r.agent_limit
 
 
 def summarize(
@@ -75,8 +77,8 @@ def summarize(
     assert head is not None
     settings = RunSettings.model_validate_json(run.settings)
     builder = ScorecardBuilder(repeats=settings.repeats)
-    for result, usage in _results(conn, run.id, scorecard_id):
-        builder.add(result, usage)
+    for result, usage, limit in _results(conn, run.id, scorecard_id):
+        builder.add(result, usage, limit)
     return Scorecard(
         id=scorecard_id,
         run_id=run.id,

@@ -80,7 +80,8 @@ _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
 @dataclass(frozen=True)
 class ResultRow:
     """One (case, sample) result as written: ``trace`` is compressed bytes or None when the
-    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON."""
+    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON;
+    ``agent_limit`` the trace's ``limit`` (an ``agent`` harness stopped at it)."""
 
     case_id: str
     sample: int
@@ -97,6 +98,7 @@ class ResultRow:
     trace_path: str | None
     trace_sha256: str | None
     scores: str
+    agent_limit: str | None = None
 
 
 def insert_run(conn: Connection, **values: Any) -> None:
@@ -290,6 +292,7 @@ def write_results(
                 "trace_path": r.trace_path,
                 "trace_sha256": r.trace_sha256,
                 "finished_at": now,
+                "agent_limit": r.agent_limit,
             }
             for r in rows
         ],
@@ -406,6 +409,7 @@ def result_page(
         _C.input_tokens,
         _C.output_tokens,
         _C.duration_ms,
+        _C.agent_limit,
     ]
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]

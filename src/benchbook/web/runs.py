@@ -25,6 +25,7 @@ from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.render import patch_lines, people, render
 from benchbook.web.session import PageDep
+from benchbook.web.trace_view import conversation, is_conversation
 
 LIST_PAGE = 50
 CASE_PAGE = 50
@@ -230,6 +231,7 @@ def case_page(
         dataset_id=dataset_id,
         version=version,
         diff_lines=_diff_lines(result.trace.env_snapshot.diff if result.trace else None),
+        turns=conversation(result.trace) if result.trace and is_conversation(result.trace) else [],
     )
 
 
