@@ -7,11 +7,13 @@ their conventional names.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -32,6 +34,13 @@ class Settings(BaseSettings):
         login_failures_per_account, login_failures_per_address: failed logins allowed per
             account (email) and per client address within ``login_window_s`` seconds; past
             either, logins answer 429 with ``Retry-After`` until the window moves on.
+        login_failures_per_device: failed logins allowed within the window from a device
+            that logged in as that account before (its device cookie); such a device is not
+            locked out by the account's failures from elsewhere (docs/accounts.md).
+        trusted_proxies: the peers (IP addresses or CIDR networks, comma-separated in
+            ``BENCHBOOK_TRUSTED_PROXIES``) whose ``X-Forwarded-For``/``X-Forwarded-Proto``
+            ``benchbook serve`` believes; empty (the default), none is believed, loopback
+            included, and the client address is the peer's.
         hf_endpoint: Hugging Face Hub base URL (``HF_ENDPOINT``).
         hf_viewer_endpoint: dataset-viewer base URL.
         hf_token: token from the environment, the last fallback after user and workspace secrets.
@@ -80,7 +89,9 @@ class Settings(BaseSettings):
     max_decompressed_bytes: int = 8 << 30
     login_failures_per_account: int = 5
     login_failures_per_address: int = 20
+    login_failures_per_device: int = 5
     login_window_s: int = 300
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     sqlite_busy_timeout_s: float = Field(default=30.0, gt=0)
     hf_endpoint: str = Field(
         default="https://huggingface.co",
@@ -102,6 +113,22 @@ class Settings(BaseSettings):
     worker_host: str | None = Field(default=None, pattern=r"^[^:\s]{1,40}$")
     contextbench_scorer_cmd: str | None = None
     swebench_python: str | None = None
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxy_networks(cls, value: object) -> object:
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list):
+            return value
+        cleaned = [str(item).strip() for item in items if str(item).strip()]
+        for item in cleaned:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError as exc:
+                raise ValueError(
+                    f"BENCHBOOK_TRUSTED_PROXIES: {item!r} is not an IP address or network"
+                ) from exc
+        return cleaned
 
     @model_validator(mode="after")
     def _renew_within_lease(self) -> Settings:

@@ -78,6 +78,7 @@ def authenticate_password(
     *,
     throttle: LoginThrottle | None = None,
     client: str | None = None,
+    device: str | None = None,
 ) -> Principal:
     """The principal for an email + password in ``workspace`` (default: ``default`` or the
     user's first workspace).
@@ -86,16 +87,19 @@ def authenticate_password(
         throttle: counts the attempt for ``email`` and ``client`` (an address) before any
             hashing; None skips throttling (the CLI, tests of the hashing itself).
         client: the caller's network address, as the transport saw it.
+        device: the nonce of the caller's valid device cookie for ``email``
+            (``login_devices.trusted_device``): counted on its own, not locked out by the
+            account's failures from other clients.
 
     Raises:
         TooManyRequests: too many failed logins for the account or the address (429).
         Unauthenticated: any mismatch or no membership.
     """
     if throttle is not None:
-        throttle.begin(email, client)
+        throttle.begin(email, client, device)
     principal = _check_password(engine, email, password, workspace)
     if throttle is not None:
-        throttle.succeeded(email, client)
+        throttle.succeeded(email, client, device)
     return principal
 
 
