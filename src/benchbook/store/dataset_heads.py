@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import orjson
-from sqlalchemy import Connection, delete, insert, select, text
+from sqlalchemy import Connection, delete, insert, select
 
 from benchbook.datasets.versions import pick_latest
+from benchbook.store.engine import advisory_lock
 from benchbook.store.tables import dataset_heads, dataset_versions, version_tags
 
 _V = dataset_versions.c
@@ -46,13 +47,8 @@ def search_text(
 
 def lock_dataset(conn: Connection, workspace: str, dataset_id: str) -> None:
     """Serialize this transaction's writes of one dataset id's head and version tags with
-    every other's (PostgreSQL: a transaction-scoped advisory lock, taken again at no cost;
-    SQLite has one writer at a time already)."""
-    if conn.dialect.name == "postgresql":
-        conn.execute(
-            text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 15))"),
-            {"key": f"dataset_heads/{workspace}/{dataset_id}"},
-        )
+    every other's (:func:`~benchbook.store.engine.advisory_lock`)."""
+    advisory_lock(conn, f"dataset_heads/{workspace}/{dataset_id}")
 
 
 def refresh_heads(conn: Connection, keys: Iterable[tuple[str, str]]) -> None:

@@ -107,6 +107,14 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
             conn.commit()
 
 
+def advisory_lock(conn: Connection, key: str) -> None:
+    """Hold ``key`` until this transaction ends, so writers of the same key run one after the
+    other (PostgreSQL: ``pg_advisory_xact_lock``, taken again at no cost; SQLite already has
+    one writer at a time)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 15))"), {"key": key})
+
+
 def alembic_config(engine: Engine) -> Config:
     """An Alembic config bound to ``engine`` (no ini file needed)."""
     from alembic.config import Config
