@@ -18,6 +18,7 @@ from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import (
+    MAX_REPEATS,
     CaseResult,
     ReportRunRequest,
     ResultFilter,
@@ -131,7 +132,10 @@ def list_run_results(
     responses=error_responses(404),
 )
 def get_run_trace(
-    ctx: ContextDep, run_id: str, case_id: str, sample: Annotated[int, Query(ge=0)] = 0
+    ctx: ContextDep,
+    run_id: str,
+    case_id: str,
+    sample: Annotated[int, Query(ge=0, le=MAX_REPEATS - 1)] = 0,
 ) -> Trace:
     """The full trace of one (case, sample)."""
     return results.get_run_trace(ctx, run_id, case_id, sample)

@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 from sqlalchemy import Connection
 
-from benchbook.contracts.run import RESULT_FILTERS, CaseResult, ResultFilter, Trace
+from benchbook.contracts.run import MAX_REPEATS, RESULT_FILTERS, CaseResult, ResultFilter, Trace
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.services import traces
@@ -110,6 +110,16 @@ def _result(r: Any, trace: Trace | None = None) -> CaseResult:
     )
 
 
+def check_sample(sample: int) -> None:
+    """Refuse a repeat index no run can hold (InvalidInput naming ``sample``): 0 to
+    ``MAX_REPEATS - 1``. A 10**23 would otherwise reach the database and fail there."""
+    if not 0 <= sample < MAX_REPEATS:
+        problem = f"must be from 0 to {MAX_REPEATS - 1} (a run takes ≤ {MAX_REPEATS} samples)"
+        raise InvalidInput(
+            f"sample: {problem}", {"errors": [{"path": "sample", "message": problem}]}
+        )
+
+
 def get_run_result(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> CaseResult:
     """One (case, sample) result of a run with its primary scorecard's scores and its full
     trace (None when the result has none, e.g. ``not_run``). Not an operation: the case
@@ -117,8 +127,10 @@ def get_run_result(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> 
 
     Raises:
         NotFound: unknown run (or another workspace's) or no result for that case and sample.
+        InvalidInput: ``sample`` outside 0 … 99.
     """
     ctx.require("runs:read")
+    check_sample(sample)
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
         found = repo.scored_result(conn, run_id, row.scorecard_id, case_id, sample)
@@ -153,8 +165,10 @@ def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> T
 
     Raises:
         NotFound: unknown run (or another workspace's) or no result for that case and sample.
+        InvalidInput: ``sample`` outside 0 … 99.
     """
     ctx.require("runs:read")
+    check_sample(sample)
     with ctx.engine.connect() as conn:
         load_run(conn, ctx, run_id)
         found = repo.trace_of(conn, run_id, case_id, sample)

@@ -19,7 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from benchbook.contracts.run import RESULT_FILTERS, ResultFilter, Run
 from benchbook.contracts.scorecard import Scorecard
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, NotFound
 from benchbook.services import datasets, harnesses, run_results, runs, scorecards
 from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
@@ -203,8 +203,7 @@ def case_page(
     case_id = case_id or id_query
     if not case_id:
         raise NotFound(f"no case id given for run {run_id}")
-    if sample < 0:
-        raise InvalidInput("sample must be 0 or more", {"sample": sample})
+    run_results.check_sample(sample)
     run = runs.get_run(page.ctx, run_id)
     result = run_results.get_run_result(page.ctx, run_id, case_id, sample)
     dataset_id, _, version = run.dataset.rpartition("@")
