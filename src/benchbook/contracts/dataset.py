@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
@@ -26,6 +26,7 @@ from benchbook.contracts.common import (
     contradiction,
     schema_rule,
 )
+from benchbook.contracts.git_urls import git_url_problem
 from benchbook.contracts.provenance import Provenance
 
 
@@ -38,11 +39,23 @@ class PromptEnv(BaseModel):
 
 
 class GitSource(BaseModel):
-    """A repository cloned from ``git`` (http(s) URL) and checked out at ``ref``."""
+    """A repository cloned from ``git`` (http(s) URL) and checked out at ``ref``.
+
+    ``git`` names a host and ``/owner/name(.git)`` steps (``contracts.git_urls``): no ``..``,
+    ``.`` or empty host label or path step, since both become directories of the mirror cache.
+    """
 
     model_config = STRICT
     git: HttpUrl
     ref: NonEmptyStr
+
+    @field_validator("git")
+    @classmethod
+    def _mirrorable(cls, value: str) -> str:
+        problem = git_url_problem(str(value))
+        if problem is not None:
+            raise ValueError(problem)
+        return value
 
 
 class FilesSource(BaseModel):
