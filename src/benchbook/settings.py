@@ -29,6 +29,9 @@ class Settings(BaseSettings):
         max_record_bytes, max_document_bytes, max_decompressed_bytes: bounds on one JSONL/CSV
             line, a JSON document (or gzip Parquet file) read whole, and a gzip file's
             decompressed content; past one a source read is 413 (``datasets/sources/limits.py``).
+        import_max_rows, import_max_bytes: the most cases, and bytes of case bodies (canonical
+            JSON), one import may store (5,000,000 and 4 GiB); past either the import stops
+            with 413 naming the setting and the line, and stores nothing.
         max_page_bytes: bound on the case bodies of one page of ``get_dataset`` (characters;
             a page always holds at least one case).
         login_failures_per_account, login_failures_per_address: failed logins allowed per
@@ -85,6 +88,8 @@ class Settings(BaseSettings):
     max_upload_files: int = 10_000
     max_record_bytes: int = 64 << 20
     max_page_bytes: int = 16 << 20
+    import_max_rows: int = Field(default=5_000_000, gt=0)
+    import_max_bytes: int = Field(default=4 << 30, gt=0)
     max_document_bytes: int = 256 << 20
     max_decompressed_bytes: int = 8 << 30
     login_failures_per_account: int = 5
