@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, model_validator
 
 from benchbook.contracts.common import (
     STRICT,
@@ -26,7 +26,7 @@ from benchbook.contracts.common import (
     contradiction,
     schema_rule,
 )
-from benchbook.contracts.git_urls import git_url_problem
+from benchbook.contracts.git_urls import GitUrl
 from benchbook.contracts.provenance import Provenance
 
 
@@ -46,16 +46,8 @@ class GitSource(BaseModel):
     """
 
     model_config = STRICT
-    git: HttpUrl
+    git: GitUrl
     ref: NonEmptyStr
-
-    @field_validator("git")
-    @classmethod
-    def _mirrorable(cls, value: str) -> str:
-        problem = git_url_problem(str(value))
-        if problem is not None:
-            raise ValueError(problem)
-        return value
 
 
 class FilesSource(BaseModel):
