@@ -158,7 +158,18 @@ def run_page(
         baseline=baseline or None,
     )
     shown = results[:CASE_PAGE]
-    next_after = f"{shown[-1].position}:{shown[-1].sample}" if len(results) > CASE_PAGE else None
+    next_after = f"{shown[-1].position}:{shown[-1].sample}" if shown else None
+    if len(results) <= CASE_PAGE and next_after is not None:  # the end, or a byte bound cut
+        probe = run_results.list_run_results(
+            page.ctx,
+            run_id,
+            after=next_after,
+            limit=1,
+            outcome=chosen,
+            search=q.strip() or None,
+            baseline=baseline or None,
+        )
+        next_after = next_after if probe else None
     return render(
         request,
         page,
