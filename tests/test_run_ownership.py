@@ -146,6 +146,9 @@ def test_a_members_dashboard_session_cannot_retag_an_admins_scorecard(
     login = http.post("/api/login", json={"email": stage.member_email, "password": PASSWORD})
     assert login.status_code == 200
     csrf = login.json()["csrf_token"]
+    theirs, mine = http.get(f"/runs/{stage.admin_run}"), http.get(f"/runs/{stage.member_run}")
+    assert f"/scorecards/{stage.admin_card}/tags" not in theirs.text  # no form to refuse
+    assert f"/scorecards/{stage.member_card}/tags" in mine.text
     for card, tags in ((stage.admin_card, "prod"), (stage.member_card, "baseline")):
         answer = http.post(
             f"/scorecards/{card}/tags", data={"tags": tags, "csrf": csrf}, follow_redirects=False
