@@ -95,11 +95,10 @@ def authenticate_password(
         TooManyRequests: too many failed logins for the account or the address (429).
         Unauthenticated: any mismatch or no membership.
     """
-    if throttle is not None:
-        throttle.begin(email, client, device)
+    trusted = throttle.begin(email, client, device) if throttle is not None else False
     principal = _check_password(engine, email, password, workspace)
     if throttle is not None:
-        throttle.succeeded(email, client, device)
+        throttle.succeeded(email, client, device if trusted else None)
     return principal
 
 

@@ -58,10 +58,10 @@ class LoginThrottle:
             window_s=float(settings.login_window_s),
         )
 
-    def begin(self, email: str, address: str | None, device: str | None = None) -> None:
+    def begin(self, email: str, address: str | None, device: str | None = None) -> bool:
         """Count one attempt for ``email`` and ``address`` — or, from a trusted ``device`` (the
         nonce of a valid device cookie for ``email``) still under its own bound, for that
-        device alone.
+        device alone. Returns True when it was counted on the device alone.
 
         Raises:
             TooManyRequests: when a counted key already holds its bound of attempts in the
@@ -83,15 +83,17 @@ class LoginThrottle:
                 self._attempts.setdefault(key, deque()).append(now)
             if len(self._attempts) > MAX_TRACKED_KEYS:
                 self._purge(now)
+            return keys[0][0].startswith("device:")
 
     def succeeded(self, email: str, address: str | None, device: str | None = None) -> None:
-        """A correct password: forget the account's and the device's failures, and this
-        attempt of the address."""
+        """A correct password: forget the account's failures, and the device's when the
+        attempt was counted on ``device`` (:meth:`begin` returned True), else this attempt of
+        the address."""
         with self._lock:
             self._attempts.pop(self._account_key(email), None)
             if device:
                 self._attempts.pop("device:" + device, None)
-            if address:
+            elif address:
                 recent = self._attempts.get("address:" + address)
                 if recent:
                     recent.pop()
