@@ -20,6 +20,7 @@ from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import (
+    MAX_REPEATS,
     CaseResult,
     ReportRunRequest,
     ResultFilter,
@@ -132,12 +133,16 @@ def list_run_results(
     "/runs/{run_id}/traces/{case_id:path}",
     operation_id="get_run_trace",
     response_model=Trace,
-    responses=error_responses(404),
+    responses=error_responses(400, 404, 413),
 )
 def get_run_trace(
-    ctx: ContextDep, run_id: str, case_id: str, sample: Annotated[int, Query(ge=0)] = 0
+    ctx: ContextDep,
+    run_id: str,
+    case_id: str,
+    sample: Annotated[int, Query(ge=0, le=MAX_REPEATS - 1)] = 0,
 ) -> Trace:
-    """The full trace of one (case, sample)."""
+    """The full trace of one (case, sample); 413 when its JSON is larger than
+    ``BENCHBOOK_MAX_PAGE_BYTES`` (16 MiB): download it with ``export_run_trace``."""
     return results.get_run_trace(ctx, run_id, case_id, sample)
 
 
@@ -168,6 +173,31 @@ def export_run(
     disposition = f'attachment; filename="{run_id}.{format}"'
     return StreamingResponse(
         read_ahead(chunks), media_type=media, headers={"Content-Disposition": disposition}
+    )
+
+
+@router.get(
+    "/runs/{run_id}/trace-exports/{case_id:path}",
+    operation_id="export_run_trace",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"application/json": {}}, "description": "the trace's JSON"},
+        **error_responses(400, 404),
+    },
+)
+def export_run_trace(
+    ctx: ContextDep,
+    run_id: str,
+    case_id: str,
+    sample: Annotated[int, Query(ge=0, le=MAX_REPEATS - 1)] = 0,
+) -> StreamingResponse:
+    """Stream the trace of one (case, sample) as JSON, whatever its size (never held whole)."""
+    chunks = results.export_run_trace(ctx, run_id, case_id, sample)
+    name = f"{run_id}-{case_id.replace('/', '_')}-{sample}.json"
+    return StreamingResponse(
+        read_ahead(chunks),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
 

@@ -56,7 +56,15 @@ def serve(
 
         # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
         RunWorker(application.state.engine, settings).start()
-    uvicorn.run(application, host=host or settings.host, port=port or settings.port)
+    # X-Forwarded-For only from the proxies named in BENCHBOOK_TRUSTED_PROXIES: uvicorn's
+    # default believes any loopback peer, which let one local client pose as many addresses.
+    uvicorn.run(
+        application,
+        host=host or settings.host,
+        port=port or settings.port,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=",".join(settings.trusted_proxies) or "",
+    )
 
 
 @app.command()

@@ -261,7 +261,7 @@ class AsyncRuns:
             page = await self._c.call(ops.list_results(run_id, after, page_size))
             for result in page:
                 yield result
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 

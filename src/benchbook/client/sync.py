@@ -312,12 +312,13 @@ class Runs:
             time.sleep(poll_s)
 
     def results(self, run_id: str, page_size: int = 500) -> Iterator[CaseResult]:
-        """Every (case, sample) result in dataset order, a page at a time (no traces)."""
+        """Every (case, sample) result in dataset order, a page at a time (no traces;
+        a page stops early past the server's byte bound, so paging ends at an empty page)."""
         after: str | None = None
         while True:
             page = self._c.call(ops.list_results(run_id, after, page_size))
             yield from page
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 

@@ -28,8 +28,8 @@ from benchbook.contracts.common import (
     CaseId,
     IdRef,
     JsonBool,
+    JsonCount,
     JsonFloat,
-    JsonNonNegativeInt,
     JsonPositiveInt,
     NonEmptyStr,
     PinnedRef,
@@ -43,6 +43,11 @@ from benchbook.contracts.dataset import (
     RunGrader,
 )
 from benchbook.contracts.score import Score
+
+MAX_REPEATS = 100
+"""Most samples a run takes of each case (``RunSettings.repeats``); samples are 0 … 99."""
+SampleIndex = Annotated[int, Field(ge=0, le=MAX_REPEATS - 1), JSON_INT]
+"""A 0-based repeat index of a (case, sample): 0 to ``MAX_REPEATS - 1``."""
 
 
 class CaseInput(BaseModel):
@@ -74,8 +79,8 @@ class Usage(BaseModel):
     """Token usage summed over a harness's model calls."""
 
     model_config = STRICT
-    input_tokens: JsonNonNegativeInt = 0
-    output_tokens: JsonNonNegativeInt = 0
+    input_tokens: JsonCount = 0
+    output_tokens: JsonCount = 0
 
 
 class HarnessOutput(BaseModel):
@@ -158,7 +163,7 @@ class Trace(BaseModel):
     model: str | None = None
     cost_usd: JsonFloat | None = None
     started_at: datetime | None = None
-    duration_ms: JsonNonNegativeInt = 0
+    duration_ms: JsonCount = 0
     answer: str = ""
     env_snapshot: EnvSnapshot = Field(default_factory=EnvSnapshot)
     stdout_tail: str = ""
@@ -256,7 +261,7 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(**STRICT, json_schema_extra=RAY_FIELDS_ONLY_WITH_RAY)
     concurrency: Annotated[int, Field(ge=1, le=1024), JSON_INT] = 4
-    repeats: Annotated[int, Field(ge=1, le=100), JSON_INT] = 1
+    repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS), JSON_INT] = 1
     case_ids: list[NonEmptyStr] | None = None
     tags: list[NonEmptyStr] | None = None
     limit: JsonPositiveInt | None = None
@@ -366,7 +371,7 @@ class ReportedResult(BaseModel):
 
     model_config = STRICT
     case_id: NonEmptyStr
-    sample: JsonNonNegativeInt = 0
+    sample: SampleIndex = 0
     answer: str = ""
     error: str | None = None
     trace: Trace | None = None

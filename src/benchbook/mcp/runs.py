@@ -61,6 +61,12 @@ GUIDES: dict[str, ToolGuide] = {
         read_only=True,
     ),
     "get_run_trace": ToolGuide(
+        advice="A trace past 16 MiB of JSON is refused: read it with export_run_trace.",
+        parameters={"run_id": RUN_ID, "case_id": "The case id.", "sample": "Repeat index."},
+        read_only=True,
+    ),
+    "export_run_trace": ToolGuide(
+        advice="The trace's JSON text, cut at 8 MiB with a note (HTTP streams it whole).",
         parameters={"run_id": RUN_ID, "case_id": "The case id.", "sample": "Repeat index."},
         read_only=True,
     ),

@@ -96,6 +96,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         run_results.list_run_results,
         run_results.get_run_trace,
         run_exports.export_run,
+        run_results.export_run_trace,
         runs.cancel_run,
         runs.resume_run,
         runs.retry_run,

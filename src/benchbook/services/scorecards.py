@@ -36,6 +36,8 @@ from benchbook.services.runs import load_run
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
+from benchbook.store.engine import advisory_lock
+from benchbook.store.scorecard_tags import tag_holders
 
 ID_PREFIXES = ("sc_", "run_")
 """Prefixes of scorecard and run ids; tags may not start with them."""
@@ -193,11 +195,20 @@ def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scor
         InvalidInput: a tag breaks the rules of :func:`clean_scorecard_tags`.
         NotFound: unknown scorecard, or another workspace's.
         Conflict: the scorecard's run is not ``finished``.
+        Forbidden: the scorecard's run, or the run of a scorecard holding one of the tags, was
+            started by another user and the caller is no admin (``runs:manage``).
     """
     ctx.require("runs:write")
     cleaned = clean_scorecard_tags(tags)
     with ctx.engine.begin() as conn:
         head, run = load_scorecard(conn, ctx, scorecard_id)
+        ctx.require_own(run.created_by, "runs:manage", f"scorecard {scorecard_id} (run {run.id})")
+        # Two writers of one dataset id's tags in turn (delete-then-insert raced, issue 32).
+        advisory_lock(conn, f"scorecard_tags/{ctx.workspace}/{run.dataset_id}")
+        for held in tag_holders(conn, ctx.workspace, run.dataset_id, cleaned):
+            ctx.require_own(
+                held.run_started_by, "runs:manage", f"tag {held.tag!r} of {held.scorecard_id}"
+            )
         if run.status != "finished" and cleaned:
             raise Conflict(
                 f"run {run.id} is {run.status}; only a finished run's scorecard can be tagged",

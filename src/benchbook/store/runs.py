@@ -484,10 +484,13 @@ def scored_result_page(
     query: ResultQuery,
     after: tuple[int, int] | None,
     limit: int,
+    max_chars: int | None = None,
 ) -> list[Any]:
     """A page of results (no traces) in dataset order after the keyset ``(position,
     sample)``, filtered by ``query``, each with its scores JSON under ``query.scorecard_id``
-    (``scores``; None without a score row).
+    (``scores``; None without a score row). With ``max_chars`` the page also stops before its
+    answers, errors and scores pass that many characters (at least one result), decided from
+    their lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
 
     The page is chosen first (walking ``ix_case_results_order``, limited), then its scores
     are joined on their primary key: a page costs the same at any depth, whatever the
@@ -509,8 +512,11 @@ def scored_result_page(
     chosen = select(*cols).select_from(source).where(_C.run_id == run_id, *where)
     if query.search:
         chosen = chosen.where(_C.case_id.icontains(query.search, autoescape=True))
-    page = chosen.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit).subquery()
+    ordered = chosen.where(*_after(after)).order_by(_C.position, _C.sample)
     ss = scorecard_scores.alias("ss")
+    if max_chars is not None:
+        limit = _fitting(conn, ordered.limit(limit).subquery(), ss, query, max_chars) or limit
+    page = ordered.limit(limit).subquery()
     on = and_(
         ss.c.scorecard_id == query.scorecard_id,
         ss.c.case_id == page.c.case_id,
@@ -522,6 +528,30 @@ def scored_result_page(
         .order_by(page.c.position, page.c.sample)
     )
     return list(conn.execute(stmt))
+
+
+def _fitting(conn: Connection, page: Any, ss: Any, query: ResultQuery, max_chars: int) -> int:
+    """How many results of ``page`` (in order) fit in ``max_chars`` characters of answer,
+    error and scores (at least one; 0 for an empty page), from ``length()`` alone."""
+    on = and_(
+        ss.c.scorecard_id == query.scorecard_id,
+        ss.c.case_id == page.c.case_id,
+        ss.c.sample == page.c.sample,
+    )
+    size = (
+        func.coalesce(func.length(page.c.answer), 0)
+        + func.coalesce(func.length(page.c.error), 0)
+        + func.coalesce(func.length(ss.c.scores), 0)
+    )
+    sizes = conn.execute(
+        select(size).select_from(page.outerjoin(ss, on)).order_by(page.c.position, page.c.sample)
+    ).scalars()
+    total = kept = 0
+    for kept, one in enumerate(sizes, 1):
+        total += int(one or 0)
+        if total > max_chars:
+            return max(1, kept - 1)
+    return kept
 
 
 def iter_results(

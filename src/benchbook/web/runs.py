@@ -19,7 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from benchbook.contracts.run import RESULT_FILTERS, ResultFilter, Run
 from benchbook.contracts.scorecard import Scorecard
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, NotFound
 from benchbook.services import datasets, harnesses, run_results, runs, scorecards
 from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
@@ -162,7 +162,18 @@ def run_page(
         baseline=baseline or None,
     )
     shown = results[:CASE_PAGE]
-    next_after = f"{shown[-1].position}:{shown[-1].sample}" if len(results) > CASE_PAGE else None
+    next_after = f"{shown[-1].position}:{shown[-1].sample}" if shown else None
+    if len(results) <= CASE_PAGE and next_after is not None:  # the end, or a byte bound cut
+        probe = run_results.list_run_results(
+            page.ctx,
+            run_id,
+            after=next_after,
+            limit=1,
+            outcome=chosen,
+            search=q.strip() or None,
+            baseline=baseline or None,
+        )
+        next_after = next_after if probe else None
     return render(
         request,
         page,
@@ -207,8 +218,7 @@ def case_page(
     case_id = case_id or id_query
     if not case_id:
         raise NotFound(f"no case id given for run {run_id}")
-    if sample < 0:
-        raise InvalidInput("sample must be 0 or more", {"sample": sample})
+    run_results.check_sample(sample)
     run = runs.get_run(page.ctx, run_id)
     result = run_results.get_run_result(page.ctx, run_id, case_id, sample)
     dataset_id, _, version = run.dataset.rpartition("@")

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from benchbook.contracts.dataset import FilesSource, GitSource, RepoEnv
+from benchbook.contracts.git_urls import git_url_problem
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
 from benchbook.runtime.environments import Workspace
@@ -45,15 +46,20 @@ def mirror_path(mirrors: Path, url: str) -> Path:
     mirror of another spelling of ``owner/repo`` is that repository's mirror.
 
     Raises:
-        RepoError: the URL has no host or no repository path, or a path step is ``.``/``..``.
+        RepoError: the URL is not one :func:`~benchbook.contracts.git_urls.git_url_problem`
+            accepts (a host or path step of ``..``, ``.`` or nothing), or the path would leave
+            ``mirrors`` anyway.
     """
+    problem = git_url_problem(url)
+    if problem is not None:
+        raise RepoError(f"cannot mirror {url[:200]!r}: {problem}")
     parts = urlsplit(url)
     steps = [s for s in parts.path.split("/") if s]
-    if not parts.hostname or not steps or any(s in (".", "..") for s in steps):
-        raise RepoError(f"cannot mirror {url!r}: not a repository URL")
-    host = parts.hostname + (f"_{parts.port}" if parts.port else "")
+    host = (parts.hostname or "").strip("[]") + (f"_{parts.port}" if parts.port else "")
     name = steps[-1].removesuffix(".git") + ".git"
     path = mirrors.joinpath(host, *steps[:-1], name)
+    if not path.resolve().is_relative_to(mirrors.resolve()):  # belt and braces
+        raise RepoError(f"cannot mirror {url[:200]!r}: it leaves the mirror cache")
     if host in CASE_INSENSITIVE_HOSTS and not path.exists():
         return _existing_spelling(mirrors / host, [*steps[:-1], name]) or path
     return path
