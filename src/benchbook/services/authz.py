@@ -28,6 +28,9 @@ WRITE_ACTIONS = frozenset({"datasets:write", "comments:write", "runs:write", "re
 #: register is code the server executes; ``endpoints:write`` says where model calls (and the
 #: secrets bound to them) may go; ``runs:report-code`` reports results under a command or
 #: python harness (a member could otherwise forge an admin harness's scorecard).
+#: ``runs:manage`` is acting on a run another user started (cancel, resume, retry — which
+#: deletes its errored results — and its scorecards' tags); a run's starter needs only
+#: ``runs:write`` (``Context.require_own``).
 ADMIN_ACTIONS = frozenset(
     {
         "harnesses:write",
@@ -35,6 +38,7 @@ ADMIN_ACTIONS = frozenset(
         "environments:write",
         "endpoints:write",
         "runs:report-code",
+        "runs:manage",
         "datasets:delete",
         "secrets:read",
         "secrets:write",

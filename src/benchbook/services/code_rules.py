@@ -28,7 +28,7 @@ from pydantic import JsonValue
 from sqlalchemy import Connection
 
 from benchbook.contracts.dataset import Case, GraderSpec, RepoEnv
-from benchbook.contracts.harness import AnyHarness, Harness, OpenAIHarness
+from benchbook.contracts.harness import AgentHarness, AnyHarness, Harness, OpenAIHarness
 from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
 from benchbook.errors import Forbidden, InvalidInput
 from benchbook.runtime.egress import host_of, refusal
@@ -195,8 +195,8 @@ class CodeCheck:
         return self._hosts[name]
 
     def harness(self, harness: AnyHarness) -> None:
-        """An ``openai`` harness's endpoint and key (path ``harness.config…``)."""
-        if isinstance(harness, OpenAIHarness):
+        """An ``openai`` or ``agent`` harness's endpoint and key (path ``harness.config…``)."""
+        if isinstance(harness, OpenAIHarness | AgentHarness):
             self.endpoint(str(harness.config.base_url), harness.config.api_key_secret, "harness")
 
 
