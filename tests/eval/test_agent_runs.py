@@ -21,8 +21,8 @@ from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import datasets as ds
 from benchbook.services import harnesses, imports, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
-from tests.openaiserver.allow import allow_endpoint
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
+from tests.openaiserver.allow import allow_endpoint
 from tests.repo_bundles import mirror_from_bundle
 
 

@@ -18,8 +18,8 @@ from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import datasets, harnesses, run_execution, runs
 from benchbook.services.context import Context
 from benchbook.settings import Settings
-from tests.openaiserver.allow import allow_endpoint
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
+from tests.openaiserver.allow import allow_endpoint
 
 
 @pytest.fixture
