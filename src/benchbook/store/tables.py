@@ -236,7 +236,7 @@ secrets = Table(
     Column("ciphertext", Text, nullable=False),  # Fernet token; never the plain value
     Column("updated_by", String(200), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
-    # JSON list of the hosts the value may be sent to (migration 0014); [] = nowhere
+    # JSON list of the hosts the value may be sent to (migration 0015); [] = nowhere
     Column("hosts", Text, nullable=False, server_default="[]"),
     UniqueConstraint("scope", "owner", "name", name="uq_secrets_key"),
 )
@@ -358,7 +358,7 @@ harnesses = Table(
     UniqueConstraint("workspace", "harness_id", "version", name="uq_harnesses_key"),
 )
 
-# --- registered code and model endpoints (migration 0014) ------------------------------------
+# --- registered code and model endpoints (migration 0015) ------------------------------------
 
 registered_code = Table(
     "registered_code",
@@ -418,7 +418,7 @@ runs = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
-    # native | reported (| imported): where the results came from (migration 0014)
+    # native | reported (| imported): where the results came from (migration 0015)
     Column("origin", String(16), nullable=False, server_default="native"),
     Column("reported_by", String(200)),  # the reporter's user id for origin reported
 )
