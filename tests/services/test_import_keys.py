@@ -1,7 +1,8 @@
 """Identical re-imports decided from the import key without building rows (issue 32), on
 SQLite and PostgreSQL: the same file under the same key builds nothing; a change to any part
-of the key (the file, the recipe, the options, the source limits, the catalog hook, the
-row-shaping code, Benchbook's version, a library's version) builds the rows again."""
+of the key (the file, the recipe, the options, the source limits and import bounds, the
+catalog hook, the row-shaping code, Benchbook's version, a library's version) builds the rows
+again."""
 
 from __future__ import annotations
 
@@ -89,6 +90,11 @@ def _source_limits(ctx: Context, path: Path, mp: pytest.MonkeyPatch) -> dict[str
     return {}
 
 
+def _import_bounds(ctx: Context, path: Path, mp: pytest.MonkeyPatch) -> dict[str, Any]:
+    mp.setattr(ctx.settings, "import_max_rows", ctx.settings.import_max_rows - 1)
+    return {}
+
+
 def _hook(ctx: Context, path: Path, mp: pytest.MonkeyPatch) -> dict[str, Any]:
     def leave_as_is(case: dict[str, Any], row: dict[str, Any]) -> None:
         return None
@@ -120,6 +126,7 @@ CHANGES: dict[str, Callable[[Context, Path, pytest.MonkeyPatch], dict[str, Any]]
     "option limit": _limit,
     "option format": _format,
     "source limits": _source_limits,
+    "import bounds": _import_bounds,
     "catalog hook": _hook,
     "row-shaping code": _code,
     "benchbook version": _benchbook_version,

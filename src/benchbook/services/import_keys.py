@@ -24,6 +24,7 @@ from benchbook.store import version_sources
 
 
 def source_key(
+    ctx: Context,
     recipe: Recipe,
     via: str,
     hooks: tuple[Any, Any],
@@ -33,7 +34,9 @@ def source_key(
 ) -> str | None:
     """The import key of reading ``source`` with ``recipe`` (``hooks``: the catalog entry's
     case hook and file reader, or None), or None when there is none: the source is not one
-    local file whose sha256 was taken (a folder, Hugging Face), or a part cannot be read."""
+    local file whose sha256 was taken (a folder, Hugging Face), or a part cannot be read. The
+    import's size bounds (``import_max_rows``, ``import_max_bytes``) are options too: a file
+    a full import would now refuse is never accepted from its key."""
     ref = source.ref
     if ref.kind != "file" or not ref.sha256:
         return None
@@ -44,6 +47,7 @@ def source_key(
         "format": request.format,
         "source_format": getattr(source, "format", None),
         "limits": bounds,
+        "import_max": [ctx.settings.import_max_rows, ctx.settings.import_max_bytes],
     }
     return import_key(
         meta=meta,

@@ -20,11 +20,14 @@ from benchbook.services import (
     gold_locations,
     harnesses,
     hf,
+    history,
     imports,
     jobs,
     keys,
+    leaderboards,
     localization,
     recipes,
+    run_exports,
     run_reports,
     run_results,
     runs,
@@ -92,6 +95,8 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         runs.get_run,
         run_results.list_run_results,
         run_results.get_run_trace,
+        run_exports.export_run,
+        run_results.export_run_trace,
         runs.cancel_run,
         runs.resume_run,
         runs.retry_run,
@@ -106,6 +111,9 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         swebench.evaluate_swebench_run,
         scorecards.set_scorecard_tags,
         comparisons.compare_scorecards,
+        leaderboards.get_leaderboard,
+        history.list_case_results,
+        history.list_flaky_cases,
     )
 }
 """Operation name → service function, in SPEC D order."""

@@ -1,4 +1,4 @@
-"""The import keys recorded per version (``version_sources``, migration 0014): see
+"""The import keys recorded per version (``version_sources``, migration 0015): see
 ``datasets/import_key.py`` for what a key covers."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """version sources: the import keys a version was read under
 
-Revision ID: 0014
-Revises: 0013
+Revision ID: 0015_version_sources
+Revises: 0014_agent_limits
 Create Date: 2026-12-04 17:30:00.000000
 
 Issue 32: an identical re-import of an unchanged file is decided from the file's sha256 and
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014"
-down_revision: str | None = "0013"
+revision: str = "0015_version_sources"
+down_revision: str | None = "0014_agent_limits"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
