@@ -80,6 +80,11 @@ def export_path(ref: str) -> str:
     return f"{_version_path(ref)}/cases.jsonl"
 
 
+def export_cases(ref: str, after: int | None = None) -> Call[None]:
+    """The JSONL export of ``ref`` after the 0-based position ``after`` (read as a stream)."""
+    return Call("GET", export_path(ref), lambda response: None, params={"after": after})
+
+
 def start_import(request: ImportRequest | dict[str, Any]) -> Call[ImportJob]:
     body = request if isinstance(request, dict) else request.model_dump(mode="json")
     return Call("POST", "/api/imports", model(ImportJob), json=body)

@@ -25,6 +25,7 @@ from benchbook.client._common import (
     pinned,
     run_done,
 )
+from benchbook.client._stream import DROPPED, CaseLines, stalled
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
@@ -34,6 +35,7 @@ from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Unavailable
 
 T = TypeVar("T")
 
@@ -84,7 +86,8 @@ class AsyncClient:
         return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> AsyncIterator[Case]:
-        """Every case of ``ref`` in order, a keyset page at a time (see ``Client.cases``)."""
+        """Every case of ``ref`` in order from the streamed JSONL export, resumed after a
+        dropped connection (see ``Client.cases``)."""
         return self.datasets.cases(ref, page_size)
 
     async def aclose(self) -> None:
@@ -141,15 +144,27 @@ class AsyncDatasets:
         return await self._c.call(ops.register(body, shared))
 
     async def cases(self, ref: str, page_size: int = ops.PAGE) -> AsyncIterator[Case]:
-        """Every case of ``ref`` in order, pinned to the first page's exact version."""
-        view = await self.get(ref, None, page_size)
+        """Every case of ``ref`` in order, pinned to its exact version (see ``Client.cases``)."""
+        view = await self.get(ref, None, 1)
         exact = pinned(view)
-        while True:
-            for case in view.cases:
-                yield case
-            if view.next_after is None:
-                return
-            view = await self.get(exact, view.next_after, page_size)
+        lines = CaseLines(view.version.cases)
+        failures = 0
+        while not lines.done():
+            before = lines.received
+            try:
+                response = await self._c._send(ops.export_cases(exact, lines.after()), stream=True)
+                try:
+                    async for chunk in response.aiter_bytes():
+                        for case in lines.feed(chunk):
+                            yield case
+                finally:
+                    await response.aclose()
+                if lines.done():
+                    return
+                cause: Exception = Unavailable("the export ended before the last case")
+            except DROPPED as exc:
+                cause = exc
+            failures = stalled(lines, before, failures, self._c.attempts, cause)
 
     async def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
         """As ``Client.datasets.export``, run by a sync client in a worker thread (the stream is

@@ -29,6 +29,7 @@ from benchbook.client._common import (
     run_done,
     write_stream,
 )
+from benchbook.client._stream import DROPPED, CaseLines, stalled
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
@@ -39,6 +40,7 @@ from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Unavailable
 
 T = TypeVar("T")
 
@@ -104,9 +106,13 @@ class Client:
         return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
-        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, fetched a
-        keyset page at a time (one page in memory). The ref is pinned to the exact version of
-        the first page, so a new ``latest`` mid-way never mixes versions."""
+        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, read from the
+        server's streamed JSONL export and validated into ``Case`` one line at a time (one
+        read chunk in memory). The ref is pinned to its exact version first, so a new
+        ``latest`` mid-way never mixes versions; a dropped connection resumes after the last
+        whole case received (no duplicates, no gaps; ``Unavailable`` after ``retries`` drops
+        in a row without a new case). ``page_size`` is kept for callers of the paged reader
+        and no longer used."""
         return self.datasets.cases(ref, page_size)
 
     def close(self) -> None:
@@ -173,13 +179,25 @@ class Datasets:
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
         """See :meth:`Client.cases`."""
-        view = self.get(ref, None, page_size)
+        view = self.get(ref, None, 1)
         exact = pinned(view)
-        while True:
-            yield from view.cases
-            if view.next_after is None:
-                return
-            view = self.get(exact, view.next_after, page_size)
+        lines = CaseLines(view.version.cases)
+        failures = 0
+        while not lines.done():
+            before = lines.received
+            try:
+                response = self._c._send(ops.export_cases(exact, lines.after()), stream=True)
+                try:
+                    for chunk in response.iter_bytes():
+                        yield from lines.feed(chunk)
+                finally:
+                    response.close()
+                if lines.done():
+                    return
+                cause: Exception = Unavailable("the export ended before the last case")
+            except DROPPED as exc:
+                cause = exc
+            failures = stalled(lines, before, failures, self._c.attempts, cause)
 
     def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
         """Write a version to ``out``: ``jsonl`` one canonical case per line (the server's

@@ -157,6 +157,20 @@ version_tags = Table(
     Column("set_at", UTCDateTime(), nullable=False),
 )
 
+# The import keys a version was read under (``datasets/import_key.py``, migration 0015): an
+# import of the same file under a recorded key registers nothing without building rows.
+version_sources = Table(
+    "version_sources",
+    metadata,
+    Column(
+        "version_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        primary_key=True,
+    ),
+    Column("import_key", String(64), primary_key=True),
+)
+
 events = Table(
     "events",
     metadata,
