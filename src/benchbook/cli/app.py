@@ -83,7 +83,7 @@ COMMANDS: dict[str, LazyCommand] = {
         ("mirrors", "mirrors", "Local git mirrors that repository checkouts come from."),
         ("recipes", "recipes", "Registered recipes: source + mapping + graders, versioned."),
         ("runs", "runs", "Evaluation runs: list, show, cases, trace, resume, retry, cancel,"
-         " rescore, scorecard, tag."),
+         " rescore, scorecard, tag, import-inspect, import-lm-eval."),
         ("swebench", "swebench", "SWE-bench grading: official predictions, harness, reports."),
     )
 }  # fmt: skip

@@ -45,7 +45,7 @@ from benchbook.services.validation import parse_model
 
 runs_app = typer.Typer(
     help="Evaluation runs: list, show, cases, trace, resume, retry, cancel, rescore, scorecard,"
-    " tag."
+    " tag, import-inspect, import-lm-eval."
 )
 app.add_typer(runs_app, name="runs")
 
@@ -420,3 +420,7 @@ def tag(
     if json:
         return emit_json(card)
     console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))
+
+
+# The import commands register themselves on ``runs`` (issue 31).
+import benchbook.cli.run_imports  # noqa: E402, F401
