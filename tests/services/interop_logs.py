@@ -65,3 +65,48 @@ def inspect_log(
     )
     assert log.status == "success", log.error
     return Path(log.location), log
+
+
+def reasoning_reply(body: dict[str, Any]) -> str:
+    """The local OpenAI-compatible server's reply for lm-eval: a model that reasons before
+    answering with the last number of the question (no ``####``, so lm-eval's
+    ``strict-match`` finds nothing and ``flexible-extract`` finds the number)."""
+    from tests.openaiserver import last_user_text
+
+    return f"Let me think step by step.\nSo the answer is {last_number(last_user_text(body))}."
+
+
+def lm_eval_output(export: Path, task: str, base_url: str, out: Path, limit: int) -> dict[str, Any]:
+    """Run lm-eval (its Python entry, as ``lm_eval --log_samples`` does) on the exported task
+    against the server at ``base_url`` with ``local-chat-completions``; write its
+    ``results_*.json`` and ``samples_<task>_*.jsonl`` below ``out``; its results dict.
+
+    The task manager reads only the export's folder (``include_defaults=False``): the CLI
+    indexes every built-in task first, ~65 s on this machine.
+    """
+    lm_eval = import_or_need("lm_eval")
+    from lm_eval.loggers import EvaluationTracker
+    from lm_eval.tasks import TaskManager
+
+    tracker = EvaluationTracker(output_path=str(out))
+    results = lm_eval.simple_evaluate(
+        model="local-chat-completions",
+        model_args={
+            "model": "mock",
+            "base_url": f"{base_url}/chat/completions",
+            "num_concurrent": 1,
+            "max_retries": 1,
+            "tokenized_requests": False,
+        },
+        tasks=[task],
+        task_manager=TaskManager(include_path=str(export), include_defaults=False),
+        apply_chat_template=True,
+        limit=limit,
+        log_samples=True,
+        evaluation_tracker=tracker,
+    )
+    assert results is not None
+    samples = results.pop("samples")
+    tracker.save_results_aggregated(results=results, samples=samples)
+    tracker.save_results_samples(task_name=task, samples=samples[task])
+    return dict(results)
