@@ -1,14 +1,15 @@
 """Inspect AI logs (``.eval`` zip or ``.json``) read with Inspect's own reader (issue 31).
 
-Format and fields: ``inspect_ai.log`` (``read_eval_log(header_only=True)`` for the header,
-``read_eval_log_samples`` one sample at a time; https://inspect.aisi.org.uk/eval-logs.html).
+Format and fields: ``inspect_ai.log`` (``read_eval_log``, the header first, then the whole log
+without the event log, store and attachments; https://inspect.aisi.org.uk/eval-logs.html).
 Nothing here parses Inspect's format by hand; the only look inside the zip is its central
 directory, to refuse a log before Inspect reads it:
 
 - the file is larger than ``max_file_bytes`` (a 2 GB log is refused from its size alone);
 - a ``.json`` log (one JSON document, parsed whole by Inspect) over ``max_entry_bytes``;
-- an ``.eval`` whose zip directory cannot be read (truncated, not a zip) or that declares an
-  entry (the header, one sample) over ``max_entry_bytes`` uncompressed — a zip bomb.
+- an ``.eval`` whose zip directory cannot be read (truncated, not a zip), that declares an
+  entry (the header, one sample) over ``max_entry_bytes`` uncompressed or entries over
+  ``max_file_bytes`` in all — a zip bomb.
 
 Per sample: ``id`` → ``sample_id``/``case_id``, ``epoch`` → ``sample`` (epoch − 1), ``input``
 (text, or the user messages' text) → ``input_text``, ``output.completion`` → ``answer``,
@@ -34,7 +35,6 @@ from benchbook.contracts.run import Trace, Usage
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
 from benchbook.eval.interop.foreign import (
-    MAX_SAMPLES,
     ForeignLog,
     ForeignSample,
     check_sample_count,
@@ -108,6 +108,12 @@ def check_log(path: Path, fmt: str, limits: LogLimits, name: str) -> None:
             entries = zf.infolist()
     except (zipfile.BadZipFile, OSError, EOFError) as exc:
         raise _refuse(f"{name}: not a readable .eval log (truncated or not a zip): {exc}") from exc
+    total = sum(info.file_size for info in entries)
+    if total > limits.max_file_bytes:
+        raise _refuse(
+            f"{name}: the log's entries are {total} bytes uncompressed; at most"
+            f" {limits.max_file_bytes} are read (BENCHBOOK_MAX_UPLOAD_BYTES)"
+        )
     for info in entries:
         if info.file_size > limits.max_entry_bytes:
             raise _refuse(
@@ -252,18 +258,14 @@ def read_inspect_log(path: Path, limits: LogLimits, name: str | None = None) -> 
     to_float = value_to_float()
     try:
         header = log_mod.read_eval_log(str(path), header_only=True, format=fmt)
-        if (
-            header.eval.dataset.samples
-            and header.eval.dataset.samples * max(1, header.eval.config.epochs or 1) > MAX_SAMPLES
-        ):
-            check_sample_count(MAX_SAMPLES + 1, shown)
-        default_model = header.eval.model
-        samples = []
-        for raw in log_mod.read_eval_log_samples(
-            str(path), all_samples_required=False, exclude_fields=SKIPPED_FIELDS, format=fmt
-        ):
-            samples.append(_sample(raw, default_model, to_float))
-            check_sample_count(len(samples), shown)
+        planned = (header.eval.dataset.samples or 0) * max(1, header.eval.config.epochs or 1)
+        check_sample_count(planned, shown)
+        # The whole log at once: per-sample reads reopen the zip each time (90 s against 15 s
+        # for 2,638 samples here); the bounds checked above cap what it holds.
+        full = log_mod.read_eval_log(str(path), exclude_fields=SKIPPED_FIELDS, format=fmt)
+        check_sample_count(len(full.samples or []), shown)
+        samples = [_sample(raw, header.eval.model, to_float) for raw in full.samples or []]
+        del full
     except InvalidInput:
         raise
     except Exception as exc:  # Inspect's own errors (bad JSON, schema, zip entries) name it
