@@ -14,8 +14,9 @@ import httpx
 import pytest
 from sqlalchemy import Engine
 
-from benchbook.client import Client, InvalidInput
+from benchbook.client import Client, Conflict
 from benchbook.contracts.dataset import Case
+from benchbook.datasets.flat import write_export
 from benchbook.services import datasets as ds
 from benchbook.services.context import Context
 from benchbook.settings import Settings
@@ -23,7 +24,7 @@ from tests.cli.conftest import invoke
 from tests.eval.test_runs import arithmetic
 from tests.mcp.live import live_server, mcp_http
 from tests.mcp.test_runs_end_to_end import _admin_key
-from tests.services.interop_logs import inspect_log
+from tests.services.interop_logs import inspect_log, lm_eval_output
 
 
 @pytest.fixture
@@ -68,7 +69,7 @@ def test_an_inspect_log_imports_over_mcp_http_the_client_and_the_cli(
         assert bb.runs.scorecard(imported.run).n == 24
         cut = tmp_path / "cut.eval"
         cut.write_bytes(eval_path.read_bytes()[:2000])
-        with pytest.raises(InvalidInput, match="truncated"):
+        with pytest.raises(Conflict, match="truncated"):
             bb.runs.import_inspect(cut, "sums@1.0.0")
 
     body = {"dataset": "sums@1.0.0", "content_base64": encoded}
@@ -91,3 +92,30 @@ def test_an_inspect_log_imports_over_mcp_http_the_client_and_the_cli(
     assert text.exit_code == 0 and "imported inspect" in text.stdout
     refused = invoke(env, "runs", "import-inspect", str(cut), "--dataset", "sums@1.0.0")
     assert refused.exit_code != 0 and "truncated" in refused.output
+
+
+def test_lm_eval_samples_import_over_mcp_and_the_client(
+    ctx: Context, server_url: str, tmp_path: Path
+) -> None:
+    cases = sums(ctx)
+    [version] = ds.list_dataset_versions(ctx, "sums")
+    write_export(cases, tmp_path / "hf", "hf", version)
+    out = tmp_path / "out"
+    lm_eval_output(tmp_path / "hf", "benchbook_sums_1_0_0", None, out, 12)  # --model dummy
+    [samples] = out.rglob("samples_*.jsonl")
+    [results] = out.rglob("results_*.json")
+    key = _admin_key(ctx)
+    with mcp_http(server_url, key) as mcp:
+        request = {
+            "dataset": "sums@1.0.0",
+            "samples_text": samples.read_text(),
+            "results_text": results.read_text(),
+        }
+        data = mcp.call("import_lm_eval_run", {"request": request}).structured_content
+        assert data is not None and (data["tool"], data["samples"]) == ("lm-eval", 12)
+        assert data["run"]["reproducibility"]["import"]["model"] == "dummy"
+    with Client(server_url, key) as bb:
+        imported = bb.runs.import_lm_eval(out, "sums@1.0.0", filter="flexible-extract")
+        assert (imported.matched_by_id, imported.imported_scorecard.n) == (12, 12)
+        with pytest.raises(Conflict, match="no filter 'nope'"):
+            bb.runs.import_lm_eval(out, "sums@1.0.0", filter="nope")

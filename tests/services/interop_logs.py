@@ -76,9 +76,12 @@ def reasoning_reply(body: dict[str, Any]) -> str:
     return f"Let me think step by step.\nSo the answer is {last_number(last_user_text(body))}."
 
 
-def lm_eval_output(export: Path, task: str, base_url: str, out: Path, limit: int) -> dict[str, Any]:
+def lm_eval_output(
+    export: Path, task: str, base_url: str | None, out: Path, limit: int
+) -> dict[str, Any]:
     """Run lm-eval (its Python entry, as ``lm_eval --log_samples`` does) on the exported task
-    against the server at ``base_url`` with ``local-chat-completions``; write its
+    against the server at ``base_url`` with ``local-chat-completions`` (None: ``--model
+    dummy``); write its
     ``results_*.json`` and ``samples_<task>_*.jsonl`` below ``out``; its results dict.
 
     The task manager reads only the export's folder (``include_defaults=False``): the CLI
@@ -89,18 +92,19 @@ def lm_eval_output(export: Path, task: str, base_url: str, out: Path, limit: int
     from lm_eval.tasks import TaskManager
 
     tracker = EvaluationTracker(output_path=str(out))
+    model_args = {
+        "model": "mock",
+        "base_url": f"{base_url}/chat/completions",
+        "num_concurrent": 1,
+        "max_retries": 1,
+        "tokenized_requests": False,
+    }
     results = lm_eval.simple_evaluate(
-        model="local-chat-completions",
-        model_args={
-            "model": "mock",
-            "base_url": f"{base_url}/chat/completions",
-            "num_concurrent": 1,
-            "max_retries": 1,
-            "tokenized_requests": False,
-        },
+        model="local-chat-completions" if base_url else "dummy",
+        model_args=model_args if base_url else {},
         tasks=[task],
         task_manager=TaskManager(include_path=str(export), include_defaults=False),
-        apply_chat_template=True,
+        apply_chat_template=bool(base_url),
         limit=limit,
         log_samples=True,
         evaluation_tracker=tracker,

@@ -110,11 +110,11 @@ LM_EVAL_INLINE = ["samples_text", "results_text"]
     openapi_extra=_body(
         "ImportInspectRequest", INSPECT_INLINE, "One Inspect AI log: .eval (zip) or .json."
     ),
-    responses=error_responses(400, 403, 404, 413),
+    responses=error_responses(400, 403, 404, 409, 413),
 )
 async def import_inspect_run(request: Request, ctx: ContextDep) -> ImportedRun:
     """Import one Inspect AI log as a reported run: Benchbook's graders grade its answers, and
-    Inspect's own scores become the imported scorecard. 400 for unmatched samples (listed), a
+    Inspect's own scores become the imported scorecard. 409 for unmatched samples (listed), a
     log of another dataset version, or a truncated, oversized or unreadable log; nothing is
     registered then."""
     if _is_multipart(request):
@@ -149,11 +149,11 @@ def _place(upload: Upload, root: Path) -> None:
         "lm-eval --log_samples output: samples_<task>_<date>.jsonl and results_<date>.json"
         " (several file parts).",
     ),
-    responses=error_responses(400, 403, 404, 413),
+    responses=error_responses(400, 403, 404, 409, 413),
 )
 async def import_lm_eval_run(request: Request, ctx: ContextDep) -> ImportedRun:
     """Import one lm-eval task's samples as a reported run (``filtered_resps`` of the chosen
-    filter as the answer; each lm-eval metric an imported score). 400 for unmatched samples
+    filter as the answer; each lm-eval metric an imported score). 409 for unmatched samples
     (listed), several tasks without ``task``, an unknown filter or a malformed line (named)."""
     if _is_multipart(request):
         limit = ctx.settings.max_upload_bytes

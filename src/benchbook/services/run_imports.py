@@ -37,7 +37,7 @@ from benchbook.contracts.dataset import GraderSpec, RunGrader
 from benchbook.contracts.run import ReportedResult, ReportRunRequest, RunPlan
 from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.datasets.versions import is_semver
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.eval.executors.local import decide_passed
 from benchbook.eval.interop.foreign import ForeignLog, ForeignSample
 from benchbook.eval.interop.inspect_logs import LogLimits, log_format, read_inspect_log
@@ -75,7 +75,7 @@ def _check_dataset_name(log: ForeignLog, exact: str) -> None:
     name = log.dataset_name or ""
     if "@" in name and name != exact:
         message = f"the log ran on dataset {name!r}, not {exact!r}; import it onto {name}"
-        raise InvalidInput(message, {"errors": [{"path": "dataset", "message": message}]})
+        raise ContentConflict(message, {"errors": [{"path": "dataset", "message": message}]})
 
 
 @contextmanager
@@ -86,15 +86,15 @@ def _inline_file(
     limit = ctx.settings.max_upload_bytes
     if encoded is not None:
         if len(encoded) // 4 * 3 > limit:
-            raise InvalidInput(f"content_base64 decodes to more than {limit} bytes")
+            raise ContentConflict(f"content_base64 decodes to more than {limit} bytes")
         try:
             data = base64.b64decode(encoded, validate=True)
         except (binascii.Error, ValueError) as exc:
-            raise InvalidInput(f"content_base64 is not base64: {exc}") from exc
+            raise ContentConflict(f"content_base64 is not base64: {exc}") from exc
     else:
         data = (text or "").encode("utf-8", "surrogatepass")
         if len(data) > limit:
-            raise InvalidInput(f"the inline log is more than {limit} bytes")
+            raise ContentConflict(f"the inline log is more than {limit} bytes")
     with tempfile.TemporaryDirectory(prefix="benchbook-log-") as tmp:
         path = Path(tmp) / f"inline{suffix}"
         path.write_bytes(data)
@@ -105,7 +105,7 @@ def _inline_file(
 def _one_source(file: Path | None, *inline: str | None) -> None:
     given = (file is not None) + sum(x is not None for x in inline)
     if given != 1:
-        raise InvalidInput(
+        raise ContentConflict(
             "send exactly one log: a file, or inline content (text or content_base64)",
             {"errors": [{"path": "text", "message": "one log source expected"}]},
         )
@@ -131,10 +131,10 @@ def import_inspect_run(
     Raises:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or version.
-        InvalidInput: no log or more than one source; an oversized, truncated, zip-bomb or
-            unreadable log; the ``inspect`` extra missing; a log of another dataset version;
-            unmatched samples without ``allow_unmatched`` (listed); no sample matching a case.
-            Nothing is registered.
+        ContentConflict (an InvalidInput, HTTP 409): no log or more than one source; an
+            oversized, truncated, zip-bomb or unreadable log; the ``inspect`` extra missing; a
+            log of another dataset version; unmatched samples without ``allow_unmatched``
+            (listed); no sample matching a case. Nothing is registered.
     """
     ctx.require("runs:write")
     exact = _exact(ctx, request.dataset)
@@ -171,10 +171,10 @@ def import_lm_eval_run(
     Raises:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or version.
-        InvalidInput: no samples or more than one source; several tasks without ``task``; an
-            unknown filter (the known ones listed); a malformed line (named by file and line);
-            unmatched samples without ``allow_unmatched``; no sample matching a case. Nothing
-            is registered.
+        ContentConflict (an InvalidInput, HTTP 409): no samples or more than one source;
+            several tasks without ``task``; an unknown filter (the known ones listed); a
+            malformed line (named by file and line); unmatched samples without
+            ``allow_unmatched``; no sample matching a case. Nothing is registered.
     """
     ctx.require("runs:write")
     exact = _exact(ctx, request.dataset)
@@ -236,7 +236,7 @@ def _refuse_unmatched(exact: str, unmatched: list[str], total: int, allow: bool)
     if ids and (not allow or len(unmatched) == total):
         shown = ", ".join(ids[:SHOWN])
         hint = "" if allow else "; pass allow_unmatched (--allow-unmatched) to leave them out"
-        raise InvalidInput(
+        raise ContentConflict(
             f"{len(ids)} sample(s) match no case of {exact} by id or input text: {shown}{hint}",
             {"unmatched": ids[:LISTED], "errors": [{"path": "samples", "message": "unmatched"}]},
         )
@@ -253,7 +253,7 @@ def _register(
     """Match, register through the reported-run path, store the imported scorecard."""
     _check_dataset_name(log, exact)
     if not log.samples:
-        raise InvalidInput("the log holds no samples", {"errors": [{"path": "samples"}]})
+        raise ContentConflict("the log holds no samples", {"errors": [{"path": "samples"}]})
     matched, by_id, unmatched = _match(ctx, exact, log.samples)
     _refuse_unmatched(exact, unmatched, len(log.samples), allow_unmatched)
     results = []
@@ -261,7 +261,10 @@ def _register(
         result = ReportedResult(
             case_id=case_id, sample=s.sample, answer=s.answer, error=s.error, trace=s.trace
         )
-        check_text(result.model_dump(mode="json"), f"samples.{s.sample_id}")
+        try:
+            check_text(result.model_dump(mode="json"), f"samples.{s.sample_id}")
+        except InvalidInput as exc:  # what the log holds, not how the request is formed
+            raise ContentConflict(exc.message, exc.details) from exc
         results.append(result)
     request = ReportRunRequest(
         dataset=exact, harness=harness or derived_harness(log), graders=graders, results=results

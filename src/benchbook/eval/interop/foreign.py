@@ -17,7 +17,7 @@ from pydantic import JsonValue
 
 from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict
 
 #: At most this many (sample, epoch) rows per imported log (``report_run``'s own bound).
 MAX_SAMPLES = 100_000
@@ -85,9 +85,9 @@ def tool_score(tool: str, metric: str, value: float, raw: JsonValue, **detail: J
 
 
 def check_sample_count(n: int, where: str) -> None:
-    """InvalidInput when a log holds more than :data:`MAX_SAMPLES` (sample, epoch) rows."""
+    """ContentConflict when a log holds more than :data:`MAX_SAMPLES` (sample, epoch) rows."""
     if n > MAX_SAMPLES:
-        raise InvalidInput(
+        raise ContentConflict(
             f"{where}: more than {MAX_SAMPLES} (sample, epoch) rows; import it in parts",
             {"errors": [{"path": where, "message": "too many samples"}]},
         )

@@ -33,7 +33,7 @@ from pydantic import JsonValue
 
 from benchbook.contracts.run import Trace, Usage
 from benchbook.contracts.score import Score
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.eval.interop.foreign import (
     ForeignLog,
     ForeignSample,
@@ -56,8 +56,8 @@ class LogLimits:
     max_entry_bytes: int
 
 
-def _refuse(message: str, path: str = "log") -> InvalidInput:
-    return InvalidInput(message, {"errors": [{"path": path, "message": message}]})
+def _refuse(message: str, path: str = "log") -> ContentConflict:
+    return ContentConflict(message, {"errors": [{"path": path, "message": message}]})
 
 
 def _inspect_log_module() -> Any:
@@ -73,7 +73,7 @@ def log_format(path: Path, name: str | None) -> str:
     """``eval`` or ``json``: by the name's extension, else by the first bytes (``PK`` / ``{``).
 
     Raises:
-        InvalidInput: neither.
+        ContentConflict (an InvalidInput, HTTP 409): neither.
     """
     suffix = Path(name or path.name).suffix.lower()
     if suffix in (".eval", ".json"):
@@ -245,9 +245,9 @@ def read_inspect_log(path: Path, limits: LogLimits, name: str | None = None) -> 
         limits: the size bounds checked before reading.
 
     Raises:
-        InvalidInput: the ``inspect`` extra is missing; an oversized, truncated or malformed
-            log, or one Inspect cannot read (its message), each naming the log; more than
-            100,000 samples.
+        ContentConflict (an InvalidInput, HTTP 409): the ``inspect`` extra is missing; an
+            oversized, truncated or malformed log, or one Inspect cannot read (its message),
+            each naming the log; more than 100,000 samples.
     """
     shown = name or path.name
     fmt = log_format(path, name)

@@ -37,7 +37,7 @@ from pydantic import JsonValue
 
 from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict
 from benchbook.eval.interop.foreign import (
     ForeignLog,
     ForeignSample,
@@ -53,8 +53,8 @@ _SAMPLES = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[0-
 INPUT_KEYS = ("input", "question", "prompt", "text")
 
 
-def _refuse(message: str, path: str = "samples") -> InvalidInput:
-    return InvalidInput(message, {"errors": [{"path": path, "message": message}]})
+def _refuse(message: str, path: str = "samples") -> ContentConflict:
+    return ContentConflict(message, {"errors": [{"path": path, "message": message}]})
 
 
 def _files(root: Path, pattern: str) -> list[Path]:
@@ -223,16 +223,18 @@ def read_lm_eval_output(
     """One task of an lm-eval output folder (or one samples file) as a :class:`ForeignLog`.
 
     Raises:
-        InvalidInput: no samples file; several tasks without ``task``; an unknown ``filter``
-            (the filters found listed); a malformed line (file and line named); a results
-            JSON over the size bound; more than 100,000 samples.
+        ContentConflict (an InvalidInput, HTTP 409): no samples file; several tasks without
+            ``task``; an unknown ``filter`` (the filters found listed); a malformed line (file
+            and line named); a results JSON over the size bound; more than 100,000 samples.
     """
     path, found_task = _pick_samples(root, task)
     results, results_sha = _results(root, task or found_task, limits.max_entry_bytes)
     tasks = _dict(results.get("results"))
     name = task or found_task or (next(iter(tasks)) if len(tasks) == 1 else "task")
     config = _dict(results.get("config"))
-    model = str(results.get("model_name") or config.get("model") or "model")
+    args = _dict(config.get("model_args"))
+    named = args.get("model") or args.get("pretrained")
+    model = str(named or config.get("model") or results.get("model_name") or "model")
     samples: list[ForeignSample] = []
     filters: list[str] = []
     for number, line in _lines(path, limits):
