@@ -19,8 +19,9 @@ from sqlalchemy import func, select
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.run import StartRunRequest
 from benchbook.contracts.run_imports import ImportInspectRequest
-from benchbook.errors import InvalidInput, NotFound
+from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.services import (
+    accounts,
     comparisons,
     harnesses,
     imports,
@@ -29,7 +30,7 @@ from benchbook.services import (
     runs,
     scorecards,
 )
-from benchbook.services.context import Context, local_admin_context
+from benchbook.services.context import Context, Principal, local_admin_context
 from benchbook.services.datasets import get_dataset
 from benchbook.services.runs import iter_cases
 from benchbook.settings import Settings
@@ -240,5 +241,22 @@ def test_truncated_oversized_and_bomb_logs_are_refused_before_reading(
     with pytest.raises(InvalidInput, match=r"samples/zeros\.json"):
         run_imports.import_inspect_run(
             Context(ctx.principal, ctx.engine, small), request, bomb, bomb.name
+        )
+    assert run_count(ctx) == 0
+
+
+def test_a_viewer_cannot_import_and_another_workspace_does_not_see_the_dataset(
+    ctx: Context, shared_data: Path, tmp_path: Path
+) -> None:
+    cases = gsm8k(ctx, shared_data, 2)
+    log_path, _ = inspect_log(cases, tmp_path / "logs", "gsm8k@1.0.0")
+    request = ImportInspectRequest(dataset="gsm8k@1.0.0")
+    viewer = Context(Principal("v", "Viewer", "default", "viewer"), ctx.engine, ctx.settings)
+    with pytest.raises(Forbidden):
+        run_imports.import_inspect_run(viewer, request, log_path, log_path.name)
+    accounts.create_workspace(ctx, "elsewhere")
+    with pytest.raises(NotFound):
+        run_imports.import_inspect_run(
+            accounts.in_workspace(ctx, "elsewhere"), request, log_path, log_path.name
         )
     assert run_count(ctx) == 0
