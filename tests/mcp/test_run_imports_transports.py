@@ -94,8 +94,8 @@ def test_an_inspect_log_imports_over_mcp_http_the_client_and_the_cli(
     assert refused.exit_code != 0 and "truncated" in refused.output
 
 
-def test_lm_eval_samples_import_over_mcp_and_the_client(
-    ctx: Context, server_url: str, tmp_path: Path
+def test_lm_eval_samples_import_over_mcp_the_client_and_the_cli(
+    ctx: Context, server_url: str, tmp_path: Path, database_url: str
 ) -> None:
     cases = sums(ctx)
     [version] = ds.list_dataset_versions(ctx, "sums")
@@ -119,3 +119,12 @@ def test_lm_eval_samples_import_over_mcp_and_the_client(
         assert (imported.matched_by_id, imported.imported_scorecard.n) == (12, 12)
         with pytest.raises(Conflict, match="no filter 'nope'"):
             bb.runs.import_lm_eval(out, "sums@1.0.0", filter="nope")
+    env = {"BENCHBOOK_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url}
+    args = ["runs", "import-lm-eval", str(out), "--dataset", "sums@1.0.0"]
+    done = invoke(env, *args, "--filter", "flexible-extract", "--json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["tool"] == "lm-eval"
+    shown = invoke(env, *args)
+    assert shown.exit_code == 0 and "imported lm-eval" in shown.stdout
+    refused = invoke(env, *args, "--task", "other")
+    assert refused.exit_code != 0 and "no samples of task 'other'" in refused.output
