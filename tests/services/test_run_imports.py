@@ -19,7 +19,7 @@ from sqlalchemy import func, select
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.run import StartRunRequest
 from benchbook.contracts.run_imports import ImportInspectRequest
-from benchbook.errors import Forbidden, InvalidInput, NotFound
+from benchbook.errors import ContentConflict, Forbidden, InvalidInput, NotFound
 from benchbook.services import (
     accounts,
     comparisons,
@@ -258,5 +258,18 @@ def test_a_viewer_cannot_import_and_another_workspace_does_not_see_the_dataset(
     with pytest.raises(NotFound):
         run_imports.import_inspect_run(
             accounts.in_workspace(ctx, "elsewhere"), request, log_path, log_path.name
+        )
+    assert run_count(ctx) == 0
+
+
+def test_two_samples_of_one_case_are_refused_by_name(
+    ctx: Context, shared_data: Path, tmp_path: Path
+) -> None:
+    cases = gsm8k(ctx, shared_data, 3)
+    twin = cases[1].model_copy(update={"id": "twin"})  # the same question under another id
+    log_path, _ = inspect_log([*cases, twin], tmp_path / "logs", "gsm8k@1.0.0")
+    with pytest.raises(ContentConflict, match="twin repeats gsm8k-1"):
+        run_imports.import_inspect_run(
+            ctx, ImportInspectRequest(dataset="gsm8k@1.0.0"), log_path, log_path.name
         )
     assert run_count(ctx) == 0

@@ -242,6 +242,26 @@ def _refuse_unmatched(exact: str, unmatched: list[str], total: int, allow: bool)
         )
 
 
+def _refuse_repeats(matched: list[tuple[str, ForeignSample]]) -> None:
+    """Two samples of one (case, epoch) — a log holding a question twice — name both."""
+    first: dict[tuple[str, int], str] = {}
+    repeats = []
+    for case_id, s in matched:
+        key = (case_id, s.sample)
+        if key in first:
+            repeats.append(
+                f"{s.sample_id} repeats {first[key]} (case {case_id}, sample {s.sample})"
+            )
+        else:
+            first[key] = s.sample_id
+    if repeats:
+        raise ContentConflict(
+            f"{len(repeats)} sample(s) match a case another sample matched: "
+            + "; ".join(repeats[:SHOWN]),
+            {"errors": [{"path": "samples", "message": r} for r in repeats[:LISTED]]},
+        )
+
+
 def _register(
     ctx: Context,
     exact: str,
@@ -256,6 +276,7 @@ def _register(
         raise ContentConflict("the log holds no samples", {"errors": [{"path": "samples"}]})
     matched, by_id, unmatched = _match(ctx, exact, log.samples)
     _refuse_unmatched(exact, unmatched, len(log.samples), allow_unmatched)
+    _refuse_repeats(matched)
     results = []
     for case_id, s in matched:
         result = ReportedResult(
