@@ -10,8 +10,10 @@ from benchbook.client._calls import Call, model, seg, split_ref
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
+from benchbook.contracts.history import CaseHistoryPage, FlakyCase
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import (
     CaseResult,
@@ -162,3 +164,29 @@ def get_scorecard(scorecard_id: str) -> Call[Scorecard]:
 def compare(baseline: str, candidate: str, seed: int, resamples: int) -> Call[Comparison]:
     params = {"baseline": baseline, "candidate": candidate, "seed": seed, "resamples": resamples}
     return Call("GET", "/api/scorecards/compare", model(Comparison), params=params)
+
+
+def get_leaderboard(
+    ref: str, select: str, sort: str, tag: str | None, plan: str | None
+) -> Call[Leaderboard]:
+    dataset_id, version = split_ref(ref)
+    params = {"version": version, "select": select, "sort": sort, "tag": tag, "plan": plan}
+    path = f"/api/datasets/{seg(dataset_id)}/leaderboard"
+    return Call("GET", path, model(Leaderboard), params=params)
+
+
+def export_run(run_id: str, format: str, scorecard_id: str | None) -> Call[None]:
+    params = {"format": format, "scorecard_id": scorecard_id}
+    return Call("GET", f"/api/runs/{seg(run_id)}/export", lambda r: None, params=params)
+
+
+def list_case_results(
+    dataset_id: str, case_id: str, before: str | None, limit: int
+) -> Call[CaseHistoryPage]:
+    params = {"case_id": case_id, "before": before, "limit": limit}
+    path = f"/api/datasets/{seg(dataset_id)}/case-results"
+    return Call("GET", path, model(CaseHistoryPage), params=params)
+
+
+def list_flaky_cases(run_id: str) -> Call[list[FlakyCase]]:
+    return Call("GET", f"/api/runs/{seg(run_id)}/flaky", model(list[FlakyCase]))

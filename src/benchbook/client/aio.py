@@ -30,6 +30,7 @@ from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
 from benchbook.contracts.run_imports import ImportedRun
@@ -312,7 +313,7 @@ class AsyncRuns:
             page = await self._c.call(ops.list_results(run_id, after, page_size))
             for result in page:
                 yield result
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
@@ -329,3 +330,14 @@ class AsyncRuns:
     ) -> Comparison:
         """Baseline vs candidate (SPEC H.7)."""
         return await self._c.call(ops.compare(baseline, candidate, seed, resamples))
+
+    async def leaderboard(
+        self,
+        dataset: str,
+        select: str = "latest",
+        sort: str = "pass_rate",
+        tag: str | None = None,
+        plan: str | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of ``dataset`` (``id`` or ``id@version``), as the sync client's."""
+        return await self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))

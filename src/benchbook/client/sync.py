@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 from tenacity import Retrying
@@ -32,8 +32,10 @@ from benchbook.client._common import (
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
+from benchbook.contracts.history import CaseHistoryItem, FlakyCase
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
 from benchbook.contracts.run_imports import ImportedRun
@@ -362,12 +364,13 @@ class Runs:
             time.sleep(poll_s)
 
     def results(self, run_id: str, page_size: int = 500) -> Iterator[CaseResult]:
-        """Every (case, sample) result in dataset order, a page at a time (no traces)."""
+        """Every (case, sample) result in dataset order, a page at a time (no traces;
+        a page stops early past the server's byte bound, so paging ends at an empty page)."""
         after: str | None = None
         while True:
             page = self._c.call(ops.list_results(run_id, after, page_size))
             yield from page
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
@@ -384,6 +387,53 @@ class Runs:
     ) -> Comparison:
         """Baseline vs candidate (scorecard ids, run ids, or a baseline tag), SPEC H.7."""
         return self._c.call(ops.compare(baseline, candidate, seed, resamples))
+
+    def leaderboard(
+        self,
+        dataset: str,
+        select: str = "latest",
+        sort: str = "pass_rate",
+        tag: str | None = None,
+        plan: str | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of ``dataset`` (``id`` or ``id@version``): one row per
+        harness@version grouped by grader plan, the cost–accuracy frontier marked."""
+        return self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))
+
+    def case_history(self, dataset_id: str, case_id: str) -> Iterator[CaseHistoryItem]:
+        """Every result of ``case_id`` in the workspace's runs of ``dataset_id`` (any
+        version), newest run first, a page of 100 at a time."""
+        before: str | None = None
+        while True:
+            page = self._c.call(ops.list_case_results(dataset_id, case_id, before, 100))
+            yield from page.items
+            if page.next_before is None:
+                return
+            before = page.next_before
+
+    def flaky(self, run_id: str) -> builtins.list[FlakyCase]:
+        """The run's cases whose verdict differs across its samples or across the runs of
+        its harness@version on its dataset version."""
+        return self._c.call(ops.list_flaky_cases(run_id))
+
+    def export(
+        self,
+        run_id: str,
+        out: Path,
+        format: Literal["jsonl", "csv"] = "jsonl",
+        scorecard_id: str | None = None,
+    ) -> int:
+        """Stream a run's export (one row per (case, sample); ``benchbook runs export`` also
+        writes Parquet) to ``out`` atomically; returns the lines written (CSV: with its header).
+
+        Raises:
+            NotFound: unknown run or scorecard. InvalidInput: ``out`` cannot be written.
+        """
+        response = self._c._send(ops.export_run(run_id, format, scorecard_id), stream=True)
+        try:
+            return write_stream(out, response.iter_bytes())
+        finally:
+            response.close()
 
 
 __all__ = ["Client"]

@@ -42,13 +42,14 @@ from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.services import recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
-from benchbook.services.import_progress import Progress, counted_rows, no_rows
+from benchbook.services.import_progress import Progress, bounded_rows, counted_rows, no_rows
 from benchbook.services.import_progress import source_notes as source_notes
 from benchbook.services.import_versions import plan_version as plan_version
 from benchbook.services.import_versions import target_version, version_description
 from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
+from benchbook.store.engine import truncate_log
 
 if TYPE_CHECKING:
     from benchbook.datasets.sources.hf_hub import HfHub
@@ -357,6 +358,9 @@ def import_benchmark(
         that version and ``identical_to`` names it.
 
     Raises:
+        PayloadTooLarge: the import would store more than ``import_max_rows`` cases or
+            ``import_max_bytes`` bytes of them (naming the setting and the line); nothing is
+            stored.
         ContentConflict: what the source holds does not fit the request (:func:`source_content`):
             bad rows (the first failures with row numbers), no rows, templates, duplicate case
             ids, a file the recipe reads but none was sent; nothing is stored.
@@ -379,18 +383,23 @@ def import_benchmark(
             counter, stream = counted_rows(
                 stack, source, builder, request.limit, progress, numbers, row_worker
             )
+            stream = bounded_rows(stream, ctx.settings, numbers, word)
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
-            result = store_version(
-                ctx,
-                dataset_id,
-                version,
-                meta,
-                counter.track(stream),
-                request.shared,
-                unless_same_as=latest,
-                row_numbers=(numbers, word),
-            )
+            try:
+                result = store_version(
+                    ctx,
+                    dataset_id,
+                    version,
+                    meta,
+                    counter.track(stream),
+                    request.shared,
+                    unless_same_as=latest,
+                    row_numbers=(numbers, word),
+                )
+            except BaseException:
+                truncate_log(ctx.engine)  # the rolled-back rows filled SQLite's log
+                raise
     return ImportResult(
         workspace=result.workspace,
         id=result.id,

@@ -16,7 +16,7 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
-from benchbook.store.dataset_heads import refresh_heads, refresh_heads_of
+from benchbook.store.dataset_heads import lock_dataset, refresh_heads, refresh_heads_of
 from benchbook.store.tables import (
     case_bodies,
     dataset_versions,
@@ -481,7 +481,12 @@ def replace_tags(
     conn: Connection, workspace: str, dataset_id: str, version_pk: int, tags: list[str], actor: str
 ) -> None:
     """Make ``tags`` exactly the tags of the version, moving any tag held by a sibling; the
-    id's ``dataset_heads`` row follows."""
+    id's ``dataset_heads`` row follows.
+
+    Two writers of the same id run one after the other (:func:`lock_dataset`, taken before the
+    delete): otherwise both delete, both insert, and the second insert of a tag violated
+    ``version_tags_pkey`` on PostgreSQL (issue 32)."""
+    lock_dataset(conn, workspace, dataset_id)
     t = version_tags.c
     conn.execute(
         delete(version_tags).where(

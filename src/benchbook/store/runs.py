@@ -80,7 +80,8 @@ _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
 @dataclass(frozen=True)
 class ResultRow:
     """One (case, sample) result as written: ``trace`` is compressed bytes or None when the
-    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON."""
+    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON;
+    ``agent_limit`` the trace's ``limit`` (an ``agent`` harness stopped at it)."""
 
     case_id: str
     sample: int
@@ -97,6 +98,7 @@ class ResultRow:
     trace_path: str | None
     trace_sha256: str | None
     scores: str
+    agent_limit: str | None = None
 
 
 def insert_run(conn: Connection, **values: Any) -> None:
@@ -290,6 +292,7 @@ def write_results(
                 "trace_path": r.trace_path,
                 "trace_sha256": r.trace_sha256,
                 "finished_at": now,
+                "agent_limit": r.agent_limit,
             }
             for r in rows
         ],
@@ -406,6 +409,7 @@ def result_page(
         _C.input_tokens,
         _C.output_tokens,
         _C.duration_ms,
+        _C.agent_limit,
     ]
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]
@@ -427,6 +431,7 @@ class ResultQuery:
     outcome: str | None = None
     search: str | None = None
     baseline: tuple[str, str, bool] | None = None
+    flaky_among: tuple[str, ...] = ()  # ``flaky``: the other runs its verdicts are compared with
 
 
 def _passed_now() -> Any:
@@ -459,6 +464,11 @@ def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
         if query.outcome == "regressed":
             return source, [before, done, ~_passed_now()]
         return source, [~before, _passed_now()]
+    if query.outcome == "flaky":
+        from benchbook.store.history import flaky_case_ids
+
+        run_id = query.flaky_among[0]
+        return source, [_C.case_id.in_(flaky_case_ids(run_id, query.flaky_among[1:]))]
     where = {
         "passed": [_passed_now()],
         "failed": [done, or_(_C.passed.is_(False), _C.passed.is_(None))],
@@ -474,10 +484,13 @@ def scored_result_page(
     query: ResultQuery,
     after: tuple[int, int] | None,
     limit: int,
+    max_chars: int | None = None,
 ) -> list[Any]:
     """A page of results (no traces) in dataset order after the keyset ``(position,
     sample)``, filtered by ``query``, each with its scores JSON under ``query.scorecard_id``
-    (``scores``; None without a score row).
+    (``scores``; None without a score row). With ``max_chars`` the page also stops before its
+    answers, errors and scores pass that many characters (at least one result), decided from
+    their lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
 
     The page is chosen first (walking ``ix_case_results_order``, limited), then its scores
     are joined on their primary key: a page costs the same at any depth, whatever the
@@ -499,8 +512,11 @@ def scored_result_page(
     chosen = select(*cols).select_from(source).where(_C.run_id == run_id, *where)
     if query.search:
         chosen = chosen.where(_C.case_id.icontains(query.search, autoescape=True))
-    page = chosen.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit).subquery()
+    ordered = chosen.where(*_after(after)).order_by(_C.position, _C.sample)
     ss = scorecard_scores.alias("ss")
+    if max_chars is not None:
+        limit = _fitting(conn, ordered.limit(limit).subquery(), ss, query, max_chars) or limit
+    page = ordered.limit(limit).subquery()
     on = and_(
         ss.c.scorecard_id == query.scorecard_id,
         ss.c.case_id == page.c.case_id,
@@ -512,6 +528,30 @@ def scored_result_page(
         .order_by(page.c.position, page.c.sample)
     )
     return list(conn.execute(stmt))
+
+
+def _fitting(conn: Connection, page: Any, ss: Any, query: ResultQuery, max_chars: int) -> int:
+    """How many results of ``page`` (in order) fit in ``max_chars`` characters of answer,
+    error and scores (at least one; 0 for an empty page), from ``length()`` alone."""
+    on = and_(
+        ss.c.scorecard_id == query.scorecard_id,
+        ss.c.case_id == page.c.case_id,
+        ss.c.sample == page.c.sample,
+    )
+    size = (
+        func.coalesce(func.length(page.c.answer), 0)
+        + func.coalesce(func.length(page.c.error), 0)
+        + func.coalesce(func.length(ss.c.scores), 0)
+    )
+    sizes = conn.execute(
+        select(size).select_from(page.outerjoin(ss, on)).order_by(page.c.position, page.c.sample)
+    ).scalars()
+    total = kept = 0
+    for kept, one in enumerate(sizes, 1):
+        total += int(one or 0)
+        if total > max_chars:
+            return max(1, kept - 1)
+    return kept
 
 
 def iter_results(
@@ -672,6 +712,20 @@ def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[st
     out: dict[str, list[str]] = {}
     if scorecard_ids:
         stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def scorecard_tags_of_workspace(
+    conn: Connection, workspace: str, scorecard_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """:func:`scorecard_tags_of` limited to the tags ``workspace`` set."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(
+            _T.workspace == workspace, _T.scorecard_id.in_(list(scorecard_ids))
+        )
         for sid, tag in conn.execute(stmt.order_by(_T.tag)):
             out.setdefault(sid, []).append(tag)
     return out
