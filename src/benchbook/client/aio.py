@@ -34,6 +34,7 @@ from benchbook.contracts.jobs import ImportJob
 from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
+from benchbook.contracts.run_imports import ImportedRun
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import Unavailable
 
@@ -245,6 +246,57 @@ class AsyncRuns:
     ) -> Run:
         """Report an external harness's answers; graded by the server (see ``Client``)."""
         return await self._c.call(ops.report_run(dataset, harness, results, graders))
+
+    async def import_inspect(
+        self,
+        log: str | Path,
+        dataset: str,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one Inspect AI log (``.eval`` or ``.json``) as a run of ``dataset``
+        (``id@version``): graded by the server's graders, Inspect's scores kept as
+        ``imported_scorecard``.
+
+        Raises:
+            InvalidInput: unmatched samples (listed), a log of another dataset version, a
+                truncated or oversized log; nothing is registered.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+        }
+        return await self._c.call(ops.import_inspect_run(Path(log), request))
+
+    async def import_lm_eval(
+        self,
+        output: str | Path,
+        dataset: str,
+        task: str | None = None,
+        filter: str | None = None,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one lm-eval task's ``--log_samples`` output (the ``--output_path`` folder)
+        as a run of ``dataset``; ``filter`` picks the answer (default the first filter).
+
+        Raises:
+            InvalidInput: as :meth:`import_inspect`; several tasks without ``task``; an
+                unknown filter.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+            "task": task,
+            "filter": filter,
+        }
+        return await self._c.call(ops.import_lm_eval_run(Path(output), request))
 
     async def get(self, run_id: str) -> Run:
         """One run with its counts so far."""
