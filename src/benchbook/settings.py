@@ -74,6 +74,21 @@ class Settings(BaseSettings):
         sqlite_busy_timeout_s: how long an SQLite write waits for another writer (a long
             import) before it is refused as 503 ``unavailable`` with ``Retry-After``; reads
             never wait (WAL).
+        sandbox: run every case process (harness, grader, setup line, browser) inside
+            bubblewrap (default on). ``BENCHBOOK_SANDBOX=off`` is for a single-user install only:
+            refused when the installation has more than one user or workspace
+            (``docs/security.md``).
+        bwrap: the bubblewrap binary (Debian's ``bubblewrap`` package).
+        sandbox_cpu_s, sandbox_memory_mb, sandbox_processes, sandbox_file_size_mb: default
+            limits of a sandboxed process tree — CPU seconds, address space (MiB), processes
+            and threads, largest file written (MiB); ``0`` = unlimited. A case's
+            ``resources`` may only lower the first two.
+        sandbox_ro_paths: extra paths every sandbox sees read-only (toolchains outside
+            ``/usr``); never ``home`` or anything holding it.
+        browser_allowed_hosts: the hosts browser cases may open, each ``host`` or
+            ``host:port``; a name must resolve to public addresses only, while a loopback,
+            link-local or private address is allowed only when listed as that IP literal
+            (``127.0.0.1:8080``). Empty (default): only ``about:``/``data:`` pages.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -118,6 +133,14 @@ class Settings(BaseSettings):
     worker_host: str | None = Field(default=None, pattern=r"^[^:\s]{1,40}$")
     contextbench_scorer_cmd: str | None = None
     swebench_python: str | None = None
+    sandbox: bool = True
+    bwrap: str = "/usr/bin/bwrap"
+    sandbox_cpu_s: int = Field(default=3600, ge=0)
+    sandbox_memory_mb: int = Field(default=8192, ge=0)
+    sandbox_processes: int = Field(default=1024, ge=0)
+    sandbox_file_size_mb: int = Field(default=1024, ge=0)
+    sandbox_ro_paths: list[Path] = Field(default_factory=list)
+    browser_allowed_hosts: list[str] = Field(default_factory=list)
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod

@@ -31,10 +31,12 @@ from benchbook.contracts.run import (
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.datasets.versions import MAX_TAGS_PER_VERSION
 from benchbook.services import comparisons
+from benchbook.services import run_exports as exports
 from benchbook.services import run_reports as reports
 from benchbook.services import run_results as results
 from benchbook.services import runs as svc
 from benchbook.services import scorecards as cards
+from benchbook.services.run_exports import RunExportFormat
 
 router = APIRouter(prefix="/api", tags=["runs"])
 
@@ -142,6 +144,36 @@ def get_run_trace(
     """The full trace of one (case, sample); 413 when its JSON is larger than
     ``BENCHBOOK_MAX_PAGE_BYTES`` (16 MiB): download it with ``export_run_trace``."""
     return results.get_run_trace(ctx, run_id, case_id, sample)
+
+
+@router.get(
+    "/runs/{run_id}/export",
+    operation_id="export_run",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"application/x-ndjson": {}, "text/csv": {}},
+            "description": "one row per (case, sample)",
+        },
+        **error_responses(400, 404),
+    },
+)
+def export_run(
+    ctx: ContextDep,
+    run_id: str,
+    scorecard_id: Annotated[
+        str | None, Query(description="Whose scores (default: the run's own scorecard).")
+    ] = None,
+    format: Annotated[RunExportFormat, Query(description="jsonl or csv.")] = "jsonl",
+) -> StreamingResponse:
+    """Stream one row per (case, sample): status, passed, answer, error, cost, tokens,
+    latency and ``score.<metric>`` for every metric of the scorecard."""
+    chunks = exports.export_run(ctx, run_id, scorecard_id, format)
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    disposition = f'attachment; filename="{run_id}.{format}"'
+    return StreamingResponse(
+        read_ahead(chunks), media_type=media, headers={"Content-Disposition": disposition}
+    )
 
 
 @router.get(

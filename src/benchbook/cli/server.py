@@ -50,6 +50,9 @@ def serve(
         )
     if settings.run_worker:
         from benchbook.services.run_execution import RunWorker
+        from benchbook.services.sandboxing import check_sandbox
+
+        check_sandbox(application.state.engine, settings)  # refuse before serving anything
 
         # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
         RunWorker(application.state.engine, settings).start()
@@ -78,9 +81,11 @@ def worker(
     import signal
 
     from benchbook.services.run_execution import RunWorker
+    from benchbook.services.sandboxing import check_sandbox
 
     settings = get_settings()
     engine = open_engine(settings)
+    check_sandbox(engine, settings)
     runner = RunWorker(engine, settings, poll_s=poll_s)
 
     def interrupt(*_: object) -> None:

@@ -133,6 +133,10 @@ class EnvSnapshot(BaseModel):
     audit: EnvAudit | None = None
 
 
+AgentLimit = Literal["steps", "messages", "tokens", "time"]
+"""Which limit ended an ``agent`` harness's case before it submitted (issue 33)."""
+
+
 class Trace(BaseModel):
     """What one (case, sample) left behind (SPEC H.4).
 
@@ -145,7 +149,11 @@ class Trace(BaseModel):
         answer: the harness's final answer (text).
         env_snapshot: the environment after the harness.
         stdout_tail, stderr_tail: the last 8 KiB of a command harness's output streams.
-        events: trace events a harness wrote (``{type: message|tool_call|tool_result|usage|note}``).
+        events: trace events a harness wrote (``{type: message|tool_call|tool_result|usage|note}``;
+            the ``agent`` kind adds ``model_call`` events: ``{step, input_tokens, output_tokens,
+            latency_ms, finish_reason, id, cost_usd?}``).
+        limit: the ``agent`` kind's limit that ended the case without a submitted answer
+            (``steps|messages|tokens|time``); None when it submitted (or for other kinds).
     """
 
     model_config = STRICT
@@ -161,6 +169,7 @@ class Trace(BaseModel):
     stdout_tail: str = ""
     stderr_tail: str = ""
     events: list[dict[str, JsonValue]] = Field(default_factory=list)
+    limit: AgentLimit | None = None
 
 
 class RuntimeResult(BaseModel):
@@ -174,8 +183,9 @@ class RuntimeResult(BaseModel):
 
 
 CaseStatus = Literal["ok", "error", "not_run"]
-ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed"]
-"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline)."""
+ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed", "flaky"]
+"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline;
+``flaky``: cases whose verdict differs across samples or runs of the same harness@version)."""
 RESULT_FILTERS: tuple[ResultFilter, ...] = get_args(ResultFilter)
 
 

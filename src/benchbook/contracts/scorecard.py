@@ -57,6 +57,8 @@ class Scorecard(BaseModel):
             None when n = 0, or when no grader gave a pass/fail (a plan that only measures,
             such as ``localization``; pass@k and pass^k are then empty too).
         errors: pairs whose harness errored (counted as failed); ``not_run``: never started.
+        limits: ``agent`` pairs that ended at a limit without an answer, by limit
+            (``{steps: 3, time: 1}``) — finished, graded (an empty answer), not errors.
         pass_at_k: ``{k: value}`` — Chen et al. 2021 unbiased estimator averaged over cases,
             for k = 1..repeats; ``pass_hat_k`` — pass^k (all k samples pass), same k.
         metrics: per-metric summaries keyed by metric name.
@@ -86,6 +88,7 @@ class Scorecard(BaseModel):
     passed: NonNegativeInt = 0
     errors: NonNegativeInt = 0
     not_run: NonNegativeInt = 0
+    limits: dict[str, NonNegativeInt] = Field(default_factory=dict)
     pass_rate: float | None = None
     pass_interval: Interval | None = None
     pass_at_k: dict[str, float] = Field(default_factory=dict)

@@ -18,6 +18,7 @@ from benchbook.services.bounds import check_text
 from benchbook.services.comparisons import resolve_baseline
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, load_run, run_view
+from benchbook.store import history as history_repo
 from benchbook.store import runs as repo
 
 MAX_SEARCH = 512
@@ -46,7 +47,8 @@ def list_run_results(
         outcome: only ``passed``, ``failed`` (errored ones included: they count as failed),
             ``errored``, ``not_run``, or — against ``baseline`` — ``regressed`` (passed in
             the baseline, not here) or ``fixed`` (the reverse), as ``compare_scorecards``
-            decides them.
+            decides them; ``flaky``: cases whose verdict differs across this run's samples or
+            its harness@version's other ended runs on this dataset version.
         search: only case ids containing this text (case-insensitive).
         baseline: for ``regressed``/``fixed``: a scorecard id, a run id (its own scorecard)
             or a scorecard tag of this run's dataset id.
@@ -69,11 +71,15 @@ def list_run_results(
         raise InvalidInput(f"search: at most {MAX_SEARCH} characters", {"search": search[:80]})
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
+        flaky: tuple[str, ...] = ()
+        if outcome == "flaky":
+            flaky = (run_id, *history_repo.sibling_runs(conn, run_id, ctx.workspace))
         query = repo.ResultQuery(
             scorecard_id=row.scorecard_id,
             outcome=outcome,
             search=search or None,
             baseline=_baseline(conn, ctx, row, outcome, baseline),
+            flaky_among=flaky,
         )
         rows = repo.scored_result_page(
             conn, run_id, query, cursor, limit, ctx.settings.max_page_bytes

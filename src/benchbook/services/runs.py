@@ -39,6 +39,7 @@ from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
+from benchbook.services.sandboxing import check_sandbox
 from benchbook.services.secrets import secret_values_for
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
@@ -157,6 +158,8 @@ def create_run(
     reported by an external harness, :func:`benchbook.services.run_reports.report_run`) may name
     an ``external`` harness. Not an operation."""
     ctx.require("runs:write")
+    if not reported:  # a reported run executes nothing here
+        check_sandbox(ctx.engine, ctx.settings)
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
     if request.settings.executor == "ray" and not ray_installed():

@@ -47,8 +47,9 @@ RESCORE_CHUNK = 500
 
 def _results(
     conn: Connection, run_id: str, scorecard_id: str
-) -> Iterator[tuple[CaseResult, Usage]]:
-    """The run's results with one scorecard's scores (no traces) and their token usage."""
+) -> Iterator[tuple[CaseResult, Usage, str | None]]:
+    """The run's results with one scorecard's scores (no traces), their token usage and the
+    agent limit that ended each (None: none did)."""
     scores = repo.scores_of(conn, scorecard_id)
     for r in repo.iter_results(conn, run_id):
         passed, score_json = scores.get((r.case_id, r.sample), (r.passed, "[]"))
@@ -63,7 +64,8 @@ def _results(
             cost_usd=r.cost_usd,
             duration_ms=r.duration_ms,
         )
-        yield result, Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        usage = Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        yield result, usage, r.agent_limit
 
 
 def summarize(
@@ -77,8 +79,8 @@ def summarize(
     assert head is not None
     settings = RunSettings.model_validate_json(run.settings)
     builder = ScorecardBuilder(repeats=settings.repeats)
-    for result, usage in _results(conn, run.id, scorecard_id):
-        builder.add(result, usage)
+    for result, usage, limit in _results(conn, run.id, scorecard_id):
+        builder.add(result, usage, limit)
     return Scorecard(
         id=scorecard_id,
         run_id=run.id,
@@ -153,6 +155,17 @@ def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)
         return [read_scorecard(conn, h, run) for h in repo.scorecards_of(conn, run_id)]
+
+
+def tags_of_scorecards(ctx: Context, scorecard_ids: list[str]) -> dict[str, list[str]]:
+    """``{scorecard_id: [tag, …]}`` of the workspace's scorecards among ``scorecard_ids`` (at
+    most 500; untagged and other workspaces' ids absent). Not an operation: the runs list's
+    tag column, one query for a page of runs."""
+    ctx.require("runs:read")
+    if len(scorecard_ids) > 500:
+        raise InvalidInput("at most 500 scorecard ids", {"scorecard_ids": len(scorecard_ids)})
+    with ctx.engine.connect() as conn:
+        return repo.scorecard_tags_of_workspace(conn, ctx.workspace, scorecard_ids)
 
 
 def clean_scorecard_tags(tags: list[str]) -> list[str]:

@@ -80,7 +80,8 @@ _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
 @dataclass(frozen=True)
 class ResultRow:
     """One (case, sample) result as written: ``trace`` is compressed bytes or None when the
-    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON."""
+    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON;
+    ``agent_limit`` the trace's ``limit`` (an ``agent`` harness stopped at it)."""
 
     case_id: str
     sample: int
@@ -97,6 +98,7 @@ class ResultRow:
     trace_path: str | None
     trace_sha256: str | None
     scores: str
+    agent_limit: str | None = None
 
 
 def insert_run(conn: Connection, **values: Any) -> None:
@@ -290,6 +292,7 @@ def write_results(
                 "trace_path": r.trace_path,
                 "trace_sha256": r.trace_sha256,
                 "finished_at": now,
+                "agent_limit": r.agent_limit,
             }
             for r in rows
         ],
@@ -406,6 +409,7 @@ def result_page(
         _C.input_tokens,
         _C.output_tokens,
         _C.duration_ms,
+        _C.agent_limit,
     ]
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]
@@ -427,6 +431,7 @@ class ResultQuery:
     outcome: str | None = None
     search: str | None = None
     baseline: tuple[str, str, bool] | None = None
+    flaky_among: tuple[str, ...] = ()  # ``flaky``: the other runs its verdicts are compared with
 
 
 def _passed_now() -> Any:
@@ -459,6 +464,11 @@ def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
         if query.outcome == "regressed":
             return source, [before, done, ~_passed_now()]
         return source, [~before, _passed_now()]
+    if query.outcome == "flaky":
+        from benchbook.store.history import flaky_case_ids
+
+        run_id = query.flaky_among[0]
+        return source, [_C.case_id.in_(flaky_case_ids(run_id, query.flaky_among[1:]))]
     where = {
         "passed": [_passed_now()],
         "failed": [done, or_(_C.passed.is_(False), _C.passed.is_(None))],
@@ -702,6 +712,20 @@ def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[st
     out: dict[str, list[str]] = {}
     if scorecard_ids:
         stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def scorecard_tags_of_workspace(
+    conn: Connection, workspace: str, scorecard_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """:func:`scorecard_tags_of` limited to the tags ``workspace`` set."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(
+            _T.workspace == workspace, _T.scorecard_id.in_(list(scorecard_ids))
+        )
         for sid, tag in conn.execute(stmt.order_by(_T.tag)):
             out.setdefault(sid, []).append(tag)
     return out

@@ -25,6 +25,7 @@ from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.render import patch_lines, people, render
 from benchbook.web.session import PageDep
+from benchbook.web.trace_view import conversation, is_conversation
 
 LIST_PAGE = 50
 CASE_PAGE = 50
@@ -87,6 +88,9 @@ def list_page(
         dataset_ids=[d.id for d in datasets.list_datasets(page.ctx, limit=200).items],
         harness_ids=_harness_ids(page),
         names=people(page),
+        tags=scorecards.tags_of_scorecards(
+            page.ctx, [r.scorecard_id for r in items[:LIST_PAGE] if r.scorecard_id]
+        ),
     )
 
 
@@ -237,6 +241,7 @@ def case_page(
         dataset_id=dataset_id,
         version=version,
         diff_lines=_diff_lines(result.trace.env_snapshot.diff if result.trace else None),
+        turns=conversation(result.trace) if result.trace and is_conversation(result.trace) else [],
     )
 
 
