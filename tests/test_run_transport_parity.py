@@ -14,10 +14,13 @@ so both walks start from the same state.
 
 from __future__ import annotations
 
+import tempfile
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -33,6 +36,7 @@ from benchbook.services.keys import create_api_key, effective_role
 from benchbook.settings import Settings
 from tests.eval.test_runs import arithmetic
 from tests.mcp.live import McpSession, live_server, mcp_http, outcome
+from tests.services.interop_logs import inspect_log
 
 OK, FORBIDDEN, NOT_FOUND = "ok", "forbidden", "not_found"
 STATUS_CODES = {400: "invalid_input", 401: "unauthenticated", 403: "forbidden", 404: "not_found"}
@@ -121,14 +125,15 @@ HARNESS_OPS = ("register_harness", "list_harnesses", "get_harness", "delete_harn
 RUN_READS = ("get_run", "list_run_results", "get_run_trace", "list_scorecards", "get_scorecard")
 RUN_READS += ("compare_scorecards", "get_leaderboard", "export_run", "list_flaky_cases")
 RUN_WRITES = ("set_scorecard_tags", "rescore_run", "retry_run", "resume_run", "cancel_run")
-OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", "report_run", *RUN_WRITES)
+OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", "report_run", "import_inspect_run")
+OPS += RUN_WRITES
 CELLS: tuple[Cell, ...] = tuple(
     (op, target)
     for op in OPS
     for target in (("own",) if op == "register_harness" else ("own", "foreign"))
 )
 GATES = {"register_harness": "admin", "delete_harness_version": "admin", "start_run": "member"}
-GATES |= {"report_run": "member"}
+GATES |= {"report_run": "member", "import_inspect_run": "member"}
 GATES |= dict.fromkeys(RUN_WRITES, "member")
 RANK = {"viewer": 0, "member": 1, "admin": 2}
 OWNED = ("set_scorecard_tags", "retry_run", "resume_run", "cancel_run")
@@ -200,6 +205,9 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         results = [{"case_id": "c0", "answer": "1"}]
         request = {"dataset": f"{label}-data", "harness": "ext@1.0.0", "results": results}
         return Call("POST", "/api/runs/report", request, op, {"request": request})
+    if op == "import_inspect_run":  # a real Inspect log of c0 and c1, inline (issue 31)
+        request = {"dataset": f"{label}-data", "text": inspect_text()}
+        return Call("POST", "/api/runs/import/inspect", request, op, {"request": request})
     if op == "register_harness":
         body = command_harness("fresh")
         return Call("POST", "/api/harnesses", body, op, {"harness": body})
@@ -210,6 +218,14 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         args = {"harness_id": old, "version": "1.0.0"}
         return Call("DELETE", f"/api/harnesses/{old}/versions/1.0.0", None, op, args)
     raise AssertionError(op)
+
+
+@cache
+def inspect_text() -> str:
+    """An Inspect AI ``.json`` log (mockllm) of the stage datasets' cases c0 and c1."""
+    folder = Path(tempfile.mkdtemp(prefix="parity-inspect-"))
+    path, _ = inspect_log(list(arithmetic("data", n=2).cases), folder, "data", log_format="json")
+    return path.read_text()
 
 
 def _listed(wanted: str, found: list[str]) -> Outcome:
@@ -307,6 +323,7 @@ def test_every_role_and_key_scope_gets_the_same_run_and_harness_outcomes_over_ht
     was set), and an admin of another workspace. The MCP walks run concurrently (each on its
     own stage): they wait on the network, not on each other."""
     stages = {cred: (make_stage(ctx, *cred), make_stage(ctx, *cred)) for cred in CREDENTIALS}
+    inspect_text()  # Inspect runs one eval at a time: the log is made before the walks
     with ThreadPoolExecutor(max_workers=len(stages)) as pool:
         pending = {cred: pool.submit(_mcp_walk_at, server_url, s[1]) for cred, s in stages.items()}
         over_http = {cred: _normalized(http_walk(http, s[0]), s[0]) for cred, s in stages.items()}

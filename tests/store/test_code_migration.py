@@ -1,4 +1,4 @@
-"""Migration 0015 (issue 27): a secret stored before it has no hosts — listed with ``hosts: []``
+"""Migration 0016 (issue 27): a secret stored before it has no hosts — listed with ``hosts: []``
 and sent to no model endpoint (fail closed) — until it is set again with its hosts."""
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ def test_secrets_stored_before_hosts_existed_are_bound_to_no_host(
 ) -> None:
     eng = make_engine(empty_database_url)
     settings = Settings(home=tmp_path, database_url=empty_database_url)
-    command.upgrade(alembic_config(eng), "0014_agent_limits")
+    command.upgrade(alembic_config(eng), "0015_version_sources")
     with eng.begin() as conn:
         conn.execute(text(_WORKSPACE))
     ctx = local_admin_context(eng, settings)
-    # The value is written as 0014 stored it: ciphertext, no hosts column yet.
+    # The value is written as 0015 stored it: ciphertext, no hosts column yet.
     from benchbook.services.secrets import _cipher
 
     token = _cipher(settings).encrypt(b"sk-old").decode()

@@ -31,6 +31,7 @@ from benchbook.api import (
     localization,
     members,
     recipes,
+    run_imports,
     runs,
     secrets,
 )
@@ -39,6 +40,7 @@ from benchbook.api.document import add_shared_rules, literal_methods
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
+from benchbook.contracts.run_imports import ImportInspectRequest, ImportLmEvalRequest
 
 
 class Health(BaseModel):
@@ -50,7 +52,12 @@ class Health(BaseModel):
 
 
 #: Request bodies read from the raw stream (not declared as parameters), added to OpenAPI.
-RAW_BODY_MODELS: tuple[type[BaseModel], ...] = (Dataset, ImportRequest)
+RAW_BODY_MODELS: tuple[type[BaseModel], ...] = (
+    Dataset,
+    ImportRequest,
+    ImportInspectRequest,
+    ImportLmEvalRequest,
+)
 
 
 def _openapi_with_bodies(app: FastAPI) -> dict[str, Any]:
@@ -97,6 +104,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     harnesses.router,
     graders.router,
     endpoints.router,
+    run_imports.router,
     runs.router,
     localization.router,
     localization.gold_router,

@@ -89,7 +89,7 @@ COMMANDS: dict[str, LazyCommand] = {
         ("mirrors", "mirrors", "Local git mirrors that repository checkouts come from."),
         ("recipes", "recipes", "Registered recipes: source + mapping + graders, versioned."),
         ("runs", "runs", "Evaluation runs: list, show, cases, trace, export, resume, retry,"
-         " cancel, rescore, scorecard, tag."),
+         " cancel, rescore, scorecard, tag, import-inspect, import-lm-eval."),
         ("swebench", "swebench", "SWE-bench grading: official predictions, harness, reports."),
     )
 }  # fmt: skip

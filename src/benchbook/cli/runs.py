@@ -48,7 +48,7 @@ from benchbook.services.validation import parse_model
 
 runs_app = typer.Typer(
     help="Evaluation runs: list, show, cases, trace, export, resume, retry, cancel, rescore,"
-    " scorecard, tag."
+    " scorecard, tag, import-inspect, import-lm-eval."
 )
 app.add_typer(runs_app, name="runs")
 
@@ -446,4 +446,6 @@ def tag(
     console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))
 
 
-import benchbook.cli.leaderboards  # noqa: E402, F401  (registers ``runs export``)
+# Registered on ``runs`` when imported: ``runs export``; ``runs import-inspect`` and
+# ``import-lm-eval`` (issue 31).
+from benchbook.cli import leaderboards, run_imports  # noqa: E402, F401

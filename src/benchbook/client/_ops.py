@@ -3,6 +3,7 @@ each route, its parameters and its answer's contract are named. Both clients sen
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from benchbook.client._calls import Call, model, seg, split_ref
@@ -22,6 +23,7 @@ from benchbook.contracts.run import (
     RunSettings,
     StartRunRequest,
 )
+from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.validation import parse_model
 
@@ -80,6 +82,11 @@ def export_path(ref: str) -> str:
     return f"{_version_path(ref)}/cases.jsonl"
 
 
+def export_cases(ref: str, after: int | None = None) -> Call[None]:
+    """The JSONL export of ``ref`` after the 0-based position ``after`` (read as a stream)."""
+    return Call("GET", export_path(ref), lambda response: None, params={"after": after})
+
+
 def start_import(request: ImportRequest | dict[str, Any]) -> Call[ImportJob]:
     body = request if isinstance(request, dict) else request.model_dump(mode="json")
     return Call("POST", "/api/imports", model(ImportJob), json=body)
@@ -120,6 +127,30 @@ def report_run(
         model(Run),
         json=request.model_dump(mode="json", exclude_none=True),
     )
+
+
+def _upload(path: str, request: Any, files: list[Path]) -> Call[ImportedRun]:
+    """A multipart import: the request as JSON in ``request``, each file a ``file`` part."""
+    body = request.model_dump_json(exclude_none=True)
+    parts = [("file", (f.name, f.read_bytes())) for f in files]
+    return Call("POST", path, model(ImportedRun), data={"request": body}, files=parts)
+
+
+def import_inspect_run(log: Path, request: dict[str, Any]) -> Call[ImportedRun]:
+    """``POST /api/runs/import/inspect`` with the log file as the ``file`` part."""
+    parsed = parse_model(ImportInspectRequest, request, "import")
+    return _upload("/api/runs/import/inspect", parsed, [log])
+
+
+def import_lm_eval_run(output: Path, request: dict[str, Any]) -> Call[ImportedRun]:
+    """``POST /api/runs/import/lm-eval`` with ``output``'s ``samples_*.jsonl`` and
+    ``results_*.json`` (found below it; or ``output`` itself when it is a samples file)."""
+    parsed = parse_model(ImportLmEvalRequest, request, "import")
+    if output.is_file():
+        files = [output]
+    else:
+        files = sorted([*output.rglob("samples_*.jsonl"), *output.rglob("results_*.json")])
+    return _upload("/api/runs/import/lm-eval", parsed, files)
 
 
 def get_run(run_id: str) -> Call[Run]:

@@ -29,6 +29,7 @@ from benchbook.client._common import (
     run_done,
     write_stream,
 )
+from benchbook.client._stream import DROPPED, CaseLines, stalled
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
@@ -38,7 +39,9 @@ from benchbook.contracts.jobs import ImportJob
 from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
+from benchbook.contracts.run_imports import ImportedRun
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Unavailable
 
 T = TypeVar("T")
 
@@ -104,9 +107,13 @@ class Client:
         return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
-        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, fetched a
-        keyset page at a time (one page in memory). The ref is pinned to the exact version of
-        the first page, so a new ``latest`` mid-way never mixes versions."""
+        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, read from the
+        server's streamed JSONL export and validated into ``Case`` one line at a time (one
+        read chunk in memory). The ref is pinned to its exact version first, so a new
+        ``latest`` mid-way never mixes versions; a dropped connection resumes after the last
+        whole case received (no duplicates, no gaps; ``Unavailable`` after ``retries`` drops
+        in a row without a new case). ``page_size`` is kept for callers of the paged reader
+        and no longer used."""
         return self.datasets.cases(ref, page_size)
 
     def close(self) -> None:
@@ -173,13 +180,25 @@ class Datasets:
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
         """See :meth:`Client.cases`."""
-        view = self.get(ref, None, page_size)
+        view = self.get(ref, None, 1)
         exact = pinned(view)
-        while True:
-            yield from view.cases
-            if view.next_after is None:
-                return
-            view = self.get(exact, view.next_after, page_size)
+        lines = CaseLines(view.version.cases)
+        failures = 0
+        while not lines.done():
+            before = lines.received
+            try:
+                response = self._c._send(ops.export_cases(exact, lines.after()), stream=True)
+                try:
+                    for chunk in response.iter_bytes():
+                        yield from lines.feed(chunk)
+                finally:
+                    response.close()
+                if lines.done():
+                    return
+                cause: Exception = Unavailable("the export ended before the last case")
+            except DROPPED as exc:
+                cause = exc
+            failures = stalled(lines, before, failures, self._c.attempts, cause)
 
     def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
         """Write a version to ``out``: ``jsonl`` one canonical case per line (the server's
@@ -286,6 +305,57 @@ class Runs:
             InvalidInput: an unknown case id or a repeated (case, sample), naming the rows.
         """
         return self._c.call(ops.report_run(dataset, harness, results, graders))
+
+    def import_inspect(
+        self,
+        log: str | Path,
+        dataset: str,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one Inspect AI log (``.eval`` or ``.json``) as a run of ``dataset``
+        (``id@version``): graded by the server's graders, Inspect's scores kept as
+        ``imported_scorecard``.
+
+        Raises:
+            InvalidInput: unmatched samples (listed), a log of another dataset version, a
+                truncated or oversized log; nothing is registered.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+        }
+        return self._c.call(ops.import_inspect_run(Path(log), request))
+
+    def import_lm_eval(
+        self,
+        output: str | Path,
+        dataset: str,
+        task: str | None = None,
+        filter: str | None = None,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one lm-eval task's ``--log_samples`` output (the ``--output_path`` folder)
+        as a run of ``dataset``; ``filter`` picks the answer (default the first filter).
+
+        Raises:
+            InvalidInput: as :meth:`import_inspect`; several tasks without ``task``; an
+                unknown filter.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+            "task": task,
+            "filter": filter,
+        }
+        return self._c.call(ops.import_lm_eval_run(Path(output), request))
 
     def get(self, run_id: str) -> Run:
         """One run with its counts so far."""

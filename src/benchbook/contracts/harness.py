@@ -191,9 +191,12 @@ class AgentConfig(BaseModel):
     model: NonEmptyStr
     api_key_secret: SecretName | None = None
     system: str | None = None
-    tools: Annotated[list[AgentTool], AfterValidator(_check_agent_tools)] = Field(
-        default_factory=lambda: list(DEFAULT_AGENT_TOOLS), min_length=1
-    )
+    tools: Annotated[
+        list[AgentTool],
+        AfterValidator(_check_agent_tools),
+        # The document states both rules the validator enforces (schemathesis holds it to it).
+        schema_rule(contains={"const": "submit"}, uniqueItems=True),
+    ] = Field(default_factory=lambda: list(DEFAULT_AGENT_TOOLS), min_length=1)
     max_steps: Annotated[int, Field(ge=1, le=1000), JSON_INT]
     message_limit: Annotated[int, Field(ge=2, le=100_000), JSON_INT] | None = None
     token_limit: JsonPositiveInt | None = None

@@ -37,6 +37,31 @@ GUIDES: dict[str, ToolGuide] = {
             " sample?, error?, trace?}]}"
         },
     ),
+    "import_inspect_run": ToolGuide(
+        advice=(
+            "Bring an Inspect AI log in as a run: its samples are matched to the dataset's cases"
+            " (by id, else by input text), graded by Benchbook's graders, and Inspect's own"
+            " scores kept as imported_scorecard. Send a .json log as request.text or any log"
+            " (.eval zip) as request.content_base64. Unmatched samples are listed and nothing"
+            " is registered unless allow_unmatched."
+        ),
+        parameters={
+            "request": "{dataset: 'id@version', harness?: 'id@version', graders?,"
+            " allow_unmatched?, text? | content_base64?}"
+        },
+    ),
+    "import_lm_eval_run": ToolGuide(
+        advice=(
+            "Bring one lm-eval task's --log_samples output in as a run: samples_text is the"
+            " samples_<task>_*.jsonl, results_text the results_*.json (model arguments, lm-eval"
+            " version). filtered_resps of request.filter (default the first filter) is the"
+            " answer; each lm-eval metric an imported score."
+        ),
+        parameters={
+            "request": "{dataset: 'id@version', harness?, graders?, allow_unmatched?, task?,"
+            " filter?, samples_text, results_text?}"
+        },
+    ),
     "list_runs": ToolGuide(
         parameters={
             "dataset": "Dataset id or id@version.",

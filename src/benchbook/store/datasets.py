@@ -307,16 +307,17 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
 # which for ``text`` is the stored UTF-8 itself, loaded as ``bytes`` (no decode and encode back).
 _EXPORT_SQL = (
     "SELECT {body} FROM version_cases vc JOIN case_bodies cb ON cb.id = vc.body_id"
-    " WHERE vc.version_pk = {param} ORDER BY vc.position"
+    " WHERE vc.version_pk = {param} AND vc.position > {param} ORDER BY vc.position"
 )
 
 
 def iter_body_batches(
-    conn: Connection, version_pk: int, batch: int = 5000
+    conn: Connection, version_pk: int, batch: int = 5000, after: int = -1
 ) -> Generator[list[bytes]]:
-    """Every case body (canonical JSON, UTF-8 bytes) of a version in position order, in lists of
-    up to ``batch`` bodies: one ``SELECT`` read with ``fetchmany`` on the DBAPI cursor (a named
-    server-side cursor on PostgreSQL), so a version of any size holds one batch in memory.
+    """Every case body (canonical JSON, UTF-8 bytes) of a version in position order after the
+    0-based position ``after`` (-1: from the first), in lists of up to ``batch`` bodies: one
+    ``SELECT`` read with ``fetchmany`` on the DBAPI cursor (a named server-side cursor on
+    PostgreSQL), so a version of any size holds one batch in memory.
     The statement stays open between batches inside ``conn``'s transaction (on SQLite a read
     snapshot: WAL writers are not blocked); close the generator to release it early."""
     raw = conn.connection.driver_connection
@@ -334,7 +335,7 @@ def iter_body_batches(
         cur = raw.cursor()  # type: ignore[union-attr]
         sql = _EXPORT_SQL.format(body="CAST(cb.body AS BLOB)", param="?")
     try:
-        cur.execute(sql, (version_pk,))
+        cur.execute(sql, (version_pk, after))
         while rows := cur.fetchmany(batch):
             yield [b for (b,) in rows]
     finally:

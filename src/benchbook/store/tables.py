@@ -157,6 +157,20 @@ version_tags = Table(
     Column("set_at", UTCDateTime(), nullable=False),
 )
 
+# The import keys a version was read under (``datasets/import_key.py``, migration 0015): an
+# import of the same file under a recorded key registers nothing without building rows.
+version_sources = Table(
+    "version_sources",
+    metadata,
+    Column(
+        "version_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        primary_key=True,
+    ),
+    Column("import_key", String(64), primary_key=True),
+)
+
 events = Table(
     "events",
     metadata,
@@ -236,7 +250,7 @@ secrets = Table(
     Column("ciphertext", Text, nullable=False),  # Fernet token; never the plain value
     Column("updated_by", String(200), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
-    # JSON list of the hosts the value may be sent to (migration 0015); [] = nowhere
+    # JSON list of the hosts the value may be sent to (migration 0016); [] = nowhere
     Column("hosts", Text, nullable=False, server_default="[]"),
     UniqueConstraint("scope", "owner", "name", name="uq_secrets_key"),
 )
@@ -358,7 +372,7 @@ harnesses = Table(
     UniqueConstraint("workspace", "harness_id", "version", name="uq_harnesses_key"),
 )
 
-# --- registered code and model endpoints (migration 0015) ------------------------------------
+# --- registered code and model endpoints (migration 0016) ------------------------------------
 
 registered_code = Table(
     "registered_code",
@@ -418,7 +432,7 @@ runs = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
-    # native | reported (| imported): where the results came from (migration 0015)
+    # native | reported (| imported): where the results came from (migration 0016)
     Column("origin", String(16), nullable=False, server_default="native"),
     Column("reported_by", String(200)),  # the reporter's user id for origin reported
 )

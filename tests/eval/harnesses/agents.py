@@ -80,3 +80,10 @@ def counted(case: CaseInput) -> str:
     """Counts its calls in :data:`CALLS`, then answers at once (writer back-pressure tests)."""
     CALLS[0] += 1
     return add(case)
+
+
+def last_number(case: CaseInput) -> str:
+    """The last number of the task, as text ("" when it has none): the run that imported
+    Inspect and lm-eval logs answer the same (tests/services/interop_logs.py)."""
+    found = re.findall(r"\d+", case.task)
+    return found[-1] if found else ""

@@ -1,7 +1,7 @@
 """registered graders and environment recipes, model endpoints, secret hosts, run origin
 
-Revision ID: 0015_code_and_endpoints
-Revises: 0014_agent_limits
+Revision ID: 0016_code_and_endpoints
+Revises: 0015_version_sources
 Create Date: 2026-12-04 16:30:00.000000
 
 Issue 27 items 2, 3 and 6: code a member's data names must be registered by an admin
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0015_code_and_endpoints"
-down_revision: str | None = "0014_agent_limits"
+revision: str = "0016_code_and_endpoints"
+down_revision: str | None = "0015_version_sources"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
