@@ -169,9 +169,11 @@ def store_reported_run(
     run = create_run(ctx, start, holder=worker, reported=True)
     with ctx.engine.begin() as conn:
         repo.set_run(conn, run.id, total=len(request.results))
-        if imported is not None:
+        if imported is not None:  # another tool's log: marked ``imported`` (issue 27 item 6)
             record = {**run.reproducibility, "import": imported}
-            repo.set_run(conn, run.id, reproducibility=orjson.dumps(record).decode())
+            repo.set_run(
+                conn, run.id, reproducibility=orjson.dumps(record).decode(), origin="imported"
+            )
         row = load_run(conn, ctx, run.id)
     pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
