@@ -127,6 +127,12 @@ def print_run(ctx: Context, run: Run) -> None:
         f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {count(c.error, 'error')}, "
         f"{c.not_run:,} not run"
     )
+    if run.origin != "native":
+        console.print(
+            cell(f"origin {run.origin}: results reported by {run.reported_by or 'unknown'},"
+                 " not executed by this server"),
+            style="yellow",
+        )  # fmt: skip
     for item in run.top_errors:
         console.print(cell(f"  {item.count:,} × {item.error}"), style="red")
     if run.scorecard_id:
@@ -260,7 +266,7 @@ def list_(
         table.add_row(
             cell(r.id),
             cell(r.dataset),
-            cell(r.harness),
+            cell(r.harness if r.origin == "native" else f"{r.harness} ({r.origin})"),
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
             cell(run_errors(r)),

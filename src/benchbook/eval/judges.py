@@ -36,6 +36,7 @@ from benchbook.contracts.score import Score
 from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.errors import InvalidInput
 from benchbook.eval.grading import Grading, Submission
+from benchbook.runtime.egress import SecretHostRefused, secret_for
 
 if TYPE_CHECKING:  # ``openai`` (~0.8 s to import) is loaded only when a judge calls a model
     import openai
@@ -437,7 +438,10 @@ async def run_judge(
             return _unscored(
                 judge, case, "error", {"error": f"missing secret {judge.api_key_secret}"}
             )
-        api_key = grading.secrets[judge.api_key_secret]
+        try:  # right before the call: the key goes only to a host it is bound to
+            api_key = secret_for(grading.secrets, judge.api_key_secret, str(judge.base_url))
+        except SecretHostRefused as exc:
+            return _unscored(judge, case, "error", {"error": str(exc)})
     import openai
 
     # One line per failure, worded as the OpenAI-compatible harness words it (status and the

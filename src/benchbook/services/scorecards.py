@@ -31,7 +31,9 @@ from benchbook.eval.pricing import load_pricing
 from benchbook.eval.scorecards import ScorecardBuilder
 from benchbook.eval.sync import run_sync
 from benchbook.services import traces
+from benchbook.services.code_rules import CodeCheck
 from benchbook.services.context import Context
+from benchbook.services.masking import mask_json_text, masked_values
 from benchbook.services.runs import load_run
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
@@ -243,17 +245,22 @@ def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Sco
         raise InvalidInput("rescoring needs at least one grader", {"graders": []})
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)  # first: an unknown run is 404 whatever the graders
-    check_grader_ids(graders)
+        check_grader_ids(graders)
+        # Nothing executes (no workspace): only the judges' endpoints and secrets are checked.
+        CodeCheck(ctx, conn, None, executes=False).plan(list(graders))
     if run.status in ("queued", "running"):
         raise Conflict(
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
         )
     plan = RunPlan(graders=list(graders))
-    from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
+    from benchbook.services.run_execution import StoreVerdictCache
+    from benchbook.services.run_secrets import LazySecrets
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
     rows = run_sync(_regrade(ctx, run, plan.graders, grading))
+    values = masked_values([*secrets.seen(), ctx.settings.hf_token])
+    rows = [(c, s, p, mask_json_text(text, values)) for c, s, p, text in rows]
     return store_scorecard(ctx, run, plan, rows)
 
 

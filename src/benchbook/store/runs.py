@@ -72,6 +72,8 @@ class RunRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    origin: str = "native"
+    reported_by: str | None = None
 
 
 _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
