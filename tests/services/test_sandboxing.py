@@ -57,6 +57,31 @@ def test_sandbox_off_runs_on_a_single_user_install_and_is_refused_once_there_are
     assert run.status == "failed" and "BENCHBOOK_SANDBOX=off is refused" in (run.error or "")
 
 
+def test_sandbox_off_is_refused_when_the_only_user_is_not_an_installation_admin(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    # A member alone would run code as the server's uid: "off" is for a single-user install
+    # whose user is its admin.
+    ctx = _off(engine, settings, tmp_path)
+    ds.register_dataset(ctx, arithmetic(n=1))
+    harness = _command_harness(ctx, "echo 1")
+    accounts.create_user(ctx, "member@example.org", "Member")
+    with pytest.raises(Conflict, match="BENCHBOOK_SANDBOX=off is refused") as refused:
+        start(ctx, harness)
+    assert "not an installation admin" in refused.value.message
+    assert refused.value.details["non_admin_users"] == 1
+
+
+def test_sandbox_off_runs_when_the_only_user_is_an_installation_admin(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    ctx = _off(engine, settings, tmp_path)
+    ds.register_dataset(ctx, arithmetic(n=1))
+    harness = _command_harness(ctx, "echo 1")
+    accounts.create_user(ctx, "admin@example.org", "Admin", installation_admin=True)
+    assert run_execution.execute_run(ctx, start(ctx, harness).id).status == "finished"
+
+
 def test_sandbox_off_is_refused_with_a_second_workspace(
     engine: Engine, settings: Settings, tmp_path: Path
 ) -> None:

@@ -27,8 +27,9 @@ Paths under :attr:`SandboxPolicy.denied_paths` (``BENCHBOOK_HOME``: the database
 mirrors) are never bound, whatever a caller asks: :class:`SandboxError`.
 
 With ``SandboxPolicy.enabled`` False (``BENCHBOOK_SANDBOX=off``, refused on installations with
-more than one user or workspace) the process starts unsandboxed, in its own session and with the
-same explicit environment, and its process group is killed at the end. When bwrap is missing and
+more than one user or workspace, or whose one user is not an installation admin) the process
+starts unsandboxed, in its own session and with the same explicit environment, and its process
+group is killed at the end. When bwrap is missing and
 the sandbox is on, nothing starts: :class:`SandboxUnavailable` names the requirement.
 """
 
