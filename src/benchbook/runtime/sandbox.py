@@ -14,7 +14,8 @@ Debian's bubblewrap (``bwrap``, the sandbox Flatpak uses; see ``docs/security.md
   ``sys.executable``), the policy's extra read-only paths, the call's ``readable`` paths
   read-only, and the call's ``writable`` paths (the case's workdir) read-write — each at its
   own path, so ``{workdir}`` and the ``BENCHBOOK_*`` file paths mean the same inside;
-- a fresh ``/proc`` (only the sandbox's processes), a minimal ``/dev``, an empty private ``/tmp``;
+- a fresh ``/proc`` (only the sandbox's processes), a minimal ``/dev``, a private ``/tmp`` (a
+  tmpfs: empty but for the directories leading to a path bound under the host's ``/tmp``);
 - exactly the environment the caller passes (nothing of the server's);
 - ``--die-with-parent`` and ``--new-session``: bwrap is PID 1 of the namespace, so when the
   command ends, when the case is killed (SIGKILL of bwrap) or when the server dies (even by
