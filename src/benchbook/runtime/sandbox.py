@@ -104,6 +104,11 @@ class SandboxPolicy:
     python_prefixes: bool = True
     allowed_inside: tuple[Path, ...] = ()
 
+    def may_bind(self, path: Path) -> bool:
+        """Whether ``path`` may be bound: it neither holds nor lies in a denied path (unless
+        inside ``allowed_inside``)."""
+        return _allowed(self, path)
+
     def check_available(self) -> None:
         """Raise :class:`SandboxUnavailable` when the sandbox is on and bwrap is missing."""
         if not self.enabled:

@@ -10,6 +10,7 @@ sandbox on, a missing bubblewrap refuses the same way (fail closed, never a sile
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -43,21 +44,36 @@ def sandbox_policy(settings: Settings, work_root: Path | None = None) -> Sandbox
     )
 
 
+def default_work_root(settings: Settings) -> Path:
+    """``BENCHBOOK_WORK_ROOT``, default ``<tmp>/benchbook-work``."""
+    return settings.work_root or Path(tempfile.gettempdir()) / "benchbook-work"
+
+
 def check_sandbox(engine: Engine, settings: Settings) -> None:
     """Refuse to execute case processes under this installation's sandbox setting.
 
     Raises:
         Conflict: ``BENCHBOOK_SANDBOX=off`` while the installation has more than one user or
             workspace, or its one user is not an installation admin (details: ``users``,
-            ``non_admin_users``, ``workspaces``); or the sandbox is on and
+            ``non_admin_users``, ``workspaces``); the sandbox is on and
+            ``BENCHBOOK_SANDBOX_RO_PATHS`` names a path holding or inside ``home`` (details:
+            ``setting``, ``path``); or the sandbox is on and
             bubblewrap/prlimit is not installed (details: ``requirement``, ``path``).
     """
-    policy = sandbox_policy(settings)
+    policy = sandbox_policy(settings, default_work_root(settings))
     if policy.enabled:
         try:
             policy.check_available()
         except SandboxUnavailable as exc:
             raise Conflict(exc.message, exc.details) from None
+        for path in policy.ro_paths:
+            if not policy.may_bind(path):
+                raise Conflict(
+                    f"BENCHBOOK_SANDBOX_RO_PATHS lists {path}, which holds or lies in Benchbook's"
+                    f" data directory {settings.home} (database, secret.key): no sandbox may see"
+                    " it, so no case could start — remove it from the setting (docs/security.md)",
+                    {"setting": "BENCHBOOK_SANDBOX_RO_PATHS", "path": str(path)},
+                )
         return
     with engine.connect() as conn:
         users = accounts_repo.count_users(conn)
