@@ -90,6 +90,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         runs.list_runs,
         runs.get_run,
         run_results.list_run_results,
+        run_results.list_scorecard_results,
         run_results.get_run_trace,
         runs.cancel_run,
         runs.resume_run,

@@ -10,6 +10,7 @@ happens in the CLI's own process (``benchbook run``) or in the worker inside
 from __future__ import annotations
 
 import importlib.util
+import math
 import secrets as random_source
 from collections.abc import Iterator
 
@@ -31,12 +32,14 @@ from benchbook.datasets.versions import LATEST
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
+from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
+from benchbook.services.preflight import plan_endpoints, preflight_endpoints
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
 from benchbook.services.secrets import secret_values_for
@@ -101,7 +104,7 @@ def check_stored_grader_ids(case: Case) -> None:
 def _plan_checks(conn: Connection, version_pk: int, request: StartRunRequest) -> int:
     """Check grader ids and the subset; returns how many cases the subset selects."""
     plan = request.graders or []
-    check_grader_ids(plan)
+    check_plan(plan)
     settings = request.settings
     seen_ids: set[str] = set()
     selected = 0
@@ -139,8 +142,12 @@ def start_run(ctx: Context, request: StartRunRequest) -> Run:
     Raises:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or harness, or no such (live) version or tag.
-        InvalidInput: unknown grader ids in ``graders`` (the known ones listed), or the ``ray``
-            executor without the ``ray`` extra installed (the message says how to install it).
+        InvalidInput: unknown grader ids in ``graders`` (the known ones listed), an unknown
+            config key (named, the closest known key suggested), a judge without
+            ``base_url``/``model``, or the ``ray`` executor without the ``ray`` extra
+            installed (the message says how to install it).
+        UpstreamError: with ``preflight``, a judge or ``openai`` harness endpoint did not
+            answer (the URL and the cause named); nothing is stored.
         Conflict: what the request names contradicts what is stored — a subset selecting no
             case of the dataset version, unknown ``case_ids``, a case naming an unknown grader
             (when ``graders`` is not given), an ``external`` harness, a missing secret the
@@ -189,6 +196,8 @@ def create_run(
             {"missing_secrets": missing},
         )
     plan = RunPlan(graders=list[GraderSpec](request.graders or []))
+    if request.preflight:
+        preflight(ctx, plan.graders, harness)
     run_id = "run_" + random_source.token_hex(8)
     scorecard_id = "sc_" + random_source.token_hex(8)
     with ctx.engine.begin() as conn:
@@ -241,6 +250,15 @@ def create_run(
     return get_run(ctx, run_id)
 
 
+def preflight(ctx: Context, graders: list[GraderSpec], harness: Harness | None) -> None:
+    """One request to each model endpoint the plan's judges and ``harness`` call, with the
+    caller's keys (:mod:`benchbook.services.preflight`). Raises UpstreamError naming the URL."""
+    endpoints = plan_endpoints(graders, harness)
+    names = sorted({e.api_key_secret for e in endpoints if e.api_key_secret})
+    keys = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
+    preflight_endpoints(endpoints, keys)
+
+
 def _check_importable(harness: Harness) -> None:
     """A python harness's module must be importable here (found, not executed)."""
     if not isinstance(harness, PythonHarness):
@@ -281,14 +299,16 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
         return None
     card = orjson.loads(head.summary)
     n, errors = int(card["n"]), int(card["errors"])
+    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0014: none counted
     return {
         "done": n,
         "ok": n - errors,
         "error": errors,
         "not_run": int(card["not_run"]),
         "passed": int(card["passed"]),
+        "grader_errors": grader_errors,
         # The summary says whether its pass rate applied (``rated``); stand in accordingly.
-        "verdicts": n - errors if card.get("pass_rate") is not None else 0,
+        "verdicts": n - errors - grader_errors if card.get("pass_rate") is not None else 0,
     }
 
 
@@ -316,9 +336,15 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         pass_rate=c["passed"] / n if rates else None,
         pass_interval=wilson_interval(c["passed"], n) if rates else None,
         error=row.error,
-        top_errors=[ErrorCount(error=e, count=k) for e, k in repo.top_errors(conn, row.id)]
-        if c["error"]
+        top_errors=[
+            ErrorCount(error=e, count=k, kind=kind)
+            for e, k, kind in repo.top_errors(
+                conn, row.id, row.scorecard_id if c["grader_errors"] else None
+            )
+        ]
+        if c["error"] or c["grader_errors"]
         else [],
+        budget_caps=orjson.loads(row.budget_caps) if row.budget_caps else [],
         created_by=row.created_by,
         created_at=row.created_at,
         started_at=row.started_at,
@@ -422,22 +448,41 @@ def cancel_run(ctx: Context, run_id: str) -> Run:
     return get_run(ctx, run_id)
 
 
-def resume_run(ctx: Context, run_id: str) -> Run:
+def resume_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
     """Queue a run again so only what is missing runs (SPEC H.4): results already stored are
     kept; ``not_run`` ones are run again. A finished run with nothing missing stays finished.
 
+    Args:
+        budget_usd: a new spend cap (USD, ≥ 0) for the rest of the run: what it may spend from
+            now on, whatever it spent before; recorded with who set it and when. None keeps the
+            current cap (the start settings' or the last one given).
+
     Raises:
+        InvalidInput: a negative or non-finite ``budget_usd``.
         Conflict: the run is executing right now (a live worker holds it).
     """
-    return _requeue(ctx, run_id, statuses=("not_run",))
+    return _requeue(ctx, run_id, ("not_run",), budget_usd)
 
 
-def retry_run(ctx: Context, run_id: str) -> Run:
-    """Run the errored (case, sample) pairs of a run again, into the same run."""
-    return _requeue(ctx, run_id, statuses=("error", "not_run"))
+def retry_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
+    """Run the errored (case, sample) pairs of a run again, into the same run; ``budget_usd``
+    as in :func:`resume_run`."""
+    return _requeue(ctx, run_id, ("error", "not_run"), budget_usd)
 
 
-def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
+def current_budget(row: repo.RunRow, settings: RunSettings) -> tuple[float | None, float]:
+    """``(cap, spent against it)`` of a run: the last cap given on resume or retry with the
+    spend since it was set, else the start settings' cap with the whole spend."""
+    caps = orjson.loads(row.budget_caps) if row.budget_caps else []
+    if not caps:
+        return settings.budget_usd, row.spent_usd
+    last = caps[-1]
+    return float(last["budget_usd"]), row.spent_usd - float(last.get("spent_before_usd", 0.0))
+
+
+def _requeue(
+    ctx: Context, run_id: str, statuses: tuple[str, ...], budget_usd: float | None = None
+) -> Run:
     ctx.require("runs:write")
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
@@ -449,10 +494,14 @@ def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
                 {"id": run_id, "claimed_by": row.claimed_by},
             )
         assert row.scorecard_id is not None
+        caps: dict[str, object] = {}
+        if budget_usd is not None:
+            caps["budget_caps"] = _with_cap(row, budget_usd, ctx.principal.user_id)
         repo.delete_results(conn, run_id, row.scorecard_id, statuses)
         repo.set_run(
             conn,
             run_id,
+            **caps,
             status="queued",
             cancel_requested=False,
             claimed_by=None,
@@ -462,3 +511,22 @@ def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
             finished_at=None,
         )
     return get_run(ctx, run_id)
+
+
+def _with_cap(row: repo.RunRow, budget_usd: float, actor: str) -> str:
+    """The run's ``budget_caps`` JSON with a new cap appended (``spent_before_usd``: the spend
+    so far, which the new cap does not count)."""
+    if not math.isfinite(budget_usd) or budget_usd < 0:
+        raise InvalidInput(
+            "budget_usd must be a finite number >= 0", {"budget_usd": str(budget_usd)}
+        )
+    caps = orjson.loads(row.budget_caps) if row.budget_caps else []
+    caps.append(
+        {
+            "budget_usd": budget_usd,
+            "set_by": actor,
+            "set_at": utcnow().isoformat(),
+            "spent_before_usd": row.spent_usd,
+        }
+    )
+    return orjson.dumps(caps).decode()

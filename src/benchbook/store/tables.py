@@ -385,6 +385,7 @@ runs = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
+    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0014)
 )
 Index("ix_runs_workspace", runs.c.workspace, runs.c.created_at)
 Index("ix_runs_dataset", runs.c.dataset_pk)
@@ -409,6 +410,7 @@ case_results = Table(
     Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
     Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
     Column("finished_at", UTCDateTime(), nullable=False),
+    Column("grader_error", Text),  # what grading could not decide (migration 0014)
 )
 Index(
     "ix_case_results_order", case_results.c.run_id, case_results.c.position, case_results.c.sample
@@ -440,6 +442,7 @@ scorecard_scores = Table(
     Column("sample", Integer, primary_key=True),
     Column("passed", Boolean),
     Column("scores", Text, nullable=False),  # [Score] JSON
+    Column("grader_error", Text),  # what grading could not decide (migration 0014)
 )
 
 judge_verdicts = Table(

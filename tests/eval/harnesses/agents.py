@@ -80,3 +80,23 @@ def counted(case: CaseInput) -> str:
     """Counts its calls in :data:`CALLS`, then answers at once (writer back-pressure tests)."""
     CALLS[0] += 1
     return add(case)
+
+
+def final_18(case: CaseInput) -> str:
+    """Always ``FINAL ANSWER: 18`` (issue 28: a harness whose answers were decided in advance)."""
+    return "FINAL ANSWER: 18"
+
+
+def explode_all(case: CaseInput) -> str:
+    """Fails on every case."""
+    raise ValueError(f"cannot do {case.case_id}")
+
+
+def priced_final_18(case: CaseInput) -> HarnessOutput:
+    """``FINAL ANSWER: 18`` at 1,000,000 input tokens of ``test-model`` ($1 with the tests'
+    pricing table)."""
+    return HarnessOutput(
+        answer="FINAL ANSWER: 18",
+        usage=Usage(input_tokens=1_000_000, output_tokens=0),
+        model="test-model",
+    )
