@@ -15,8 +15,8 @@ from sqlalchemy import update
 from benchbook.app import create_app
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.errors import UpstreamError
-from benchbook.services import harnesses, run_execution, runs
 from benchbook.services import datasets as ds
+from benchbook.services import harnesses, run_execution, runs
 from benchbook.services.context import Context
 from benchbook.store import runs as store_runs
 from benchbook.store.tables import scorecards as scorecard_table
