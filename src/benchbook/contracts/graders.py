@@ -12,7 +12,7 @@ be asked is refused before the run, never skipped.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue
 
@@ -166,6 +166,47 @@ GRADER_CONFIGS: dict[str, type[BaseModel]] = {
 """Grader id → the model of its ``config``."""
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """``node`` with every ``#/$defs/X`` reference replaced by its definition, titles dropped."""
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            return _inline(defs[ref.removeprefix("#/$defs/")], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k not in ("title", "$defs")}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+def plan_config_schema(grader_id: str) -> dict[str, Any]:
+    """The JSON Schema of a run plan's ``config`` for ``grader_id`` (no ``$ref``): the model's
+    own, and for ``judge`` the rubric as text or object and ``base_url``/``model`` required
+    (a plan's judge must be able to ask)."""
+    model = GRADER_CONFIGS[grader_id]
+    raw = model.model_json_schema()
+    schema: dict[str, Any] = _inline(raw, raw.get("$defs", {}))
+    if grader_id == "judge":
+        props = schema["properties"]
+        props["rubric"] = {"anyOf": [{"type": "string", "minLength": 1}, props["rubric"]]}
+        for key in ("base_url", "model"):
+            props[key] = next(b for b in props[key]["anyOf"] if b.get("type") != "null")
+        schema["required"] = ["rubric", "base_url", "model"]
+    return schema
+
+
+def plan_config_rules(schema: dict[str, Any]) -> None:
+    """``json_schema_extra`` of a plan's grader: one ``if id = X then config: schema of X``
+    rule per grader id (JSON Schema draft 7 ``if``/``then``), so the OpenAPI document says
+    exactly which config keys each grader takes."""
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"id": {"const": gid}}, "required": ["id"]},
+            "then": {"properties": {"config": plan_config_schema(gid)}},
+        }
+        for gid in GRADER_CONFIGS
+    ]
+
+
 def judge_config(config: dict[str, JsonValue]) -> JudgeConfig:
     """A judge config, a text ``rubric`` made one criterion (raises ``ValidationError``)."""
     data = dict(config)
@@ -180,4 +221,6 @@ __all__ = [
     "JudgeConfig",
     "Rubric",
     "judge_config",
+    "plan_config_rules",
+    "plan_config_schema",
 ]

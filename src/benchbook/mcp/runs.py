@@ -74,6 +74,7 @@ GUIDES: dict[str, ToolGuide] = {
         ),
         parameters={
             "scorecard_id": "The scorecard id (sc_…), e.g. from rescore_run or list_scorecards.",
+            "after": "The previous page's last 'position:sample' cursor.",
             "limit": "Results per page, 1-500.",
             "outcome": "passed, failed, errored, grader_error, not_run; regressed or fixed"
             " against 'baseline'.",
