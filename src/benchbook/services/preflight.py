@@ -21,6 +21,8 @@ from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.graders import judge_config
 from benchbook.contracts.harness import Harness, OpenAIHarness
 from benchbook.errors import UpstreamError
+from benchbook.services.context import Context
+from benchbook.services.secrets import secret_values_for
 
 #: Seconds one preflight request may take, connection included.
 PREFLIGHT_TIMEOUT_S = 10.0
@@ -97,4 +99,13 @@ def _failed(endpoint: Endpoint, url: str, cause: str) -> UpstreamError:
     )
 
 
-__all__ = ["Endpoint", "plan_endpoints", "preflight_endpoints"]
+def preflight_plan(ctx: Context, graders: list[GraderSpec], harness: Harness | None) -> None:
+    """One request to each model endpoint the plan's judges and ``harness`` call, with the
+    caller's keys (requester first). Raises UpstreamError naming the URL and the cause."""
+    endpoints = plan_endpoints(graders, harness)
+    names = sorted({e.api_key_secret for e in endpoints if e.api_key_secret})
+    keys = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
+    preflight_endpoints(endpoints, keys)
+
+
+__all__ = ["Endpoint", "plan_endpoints", "preflight_endpoints", "preflight_plan"]

@@ -36,6 +36,7 @@ from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
 from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
+from benchbook.services.budgets import current_budget
 from benchbook.services.context import Context, Principal
 from benchbook.services.harnesses import load_harness
 from benchbook.services.jobs import reap_orphaned_imports
@@ -48,7 +49,7 @@ from benchbook.services.leases import (
     worker_id,
 )
 from benchbook.services.reproducibility import finish_record
-from benchbook.services.runs import current_budget, load_run, run_view
+from benchbook.services.runs import load_run, run_view
 from benchbook.services.secrets import secret_values_for
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo

@@ -10,7 +10,6 @@ happens in the CLI's own process (``benchbook run``) or in the worker inside
 from __future__ import annotations
 
 import importlib.util
-import math
 import secrets as random_source
 from collections.abc import Iterator
 
@@ -36,10 +35,11 @@ from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
+from benchbook.services.budgets import with_cap
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
-from benchbook.services.preflight import plan_endpoints, preflight_endpoints
+from benchbook.services.preflight import preflight_plan
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
 from benchbook.services.secrets import secret_values_for
@@ -197,7 +197,7 @@ def create_run(
         )
     plan = RunPlan(graders=list[GraderSpec](request.graders or []))
     if request.preflight:
-        preflight(ctx, plan.graders, harness)
+        preflight_plan(ctx, plan.graders, harness)
     run_id = "run_" + random_source.token_hex(8)
     scorecard_id = "sc_" + random_source.token_hex(8)
     with ctx.engine.begin() as conn:
@@ -248,15 +248,6 @@ def create_run(
             created_by=ctx.principal.user_id,
         )
     return get_run(ctx, run_id)
-
-
-def preflight(ctx: Context, graders: list[GraderSpec], harness: Harness | None) -> None:
-    """One request to each model endpoint the plan's judges and ``harness`` call, with the
-    caller's keys (:mod:`benchbook.services.preflight`). Raises UpstreamError naming the URL."""
-    endpoints = plan_endpoints(graders, harness)
-    names = sorted({e.api_key_secret for e in endpoints if e.api_key_secret})
-    keys = secret_values_for(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace, names)
-    preflight_endpoints(endpoints, keys)
 
 
 def _check_importable(harness: Harness) -> None:
@@ -470,16 +461,6 @@ def retry_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run
     return _requeue(ctx, run_id, ("error", "not_run"), budget_usd)
 
 
-def current_budget(row: repo.RunRow, settings: RunSettings) -> tuple[float | None, float]:
-    """``(cap, spent against it)`` of a run: the last cap given on resume or retry with the
-    spend since it was set, else the start settings' cap with the whole spend."""
-    caps = orjson.loads(row.budget_caps) if row.budget_caps else []
-    if not caps:
-        return settings.budget_usd, row.spent_usd
-    last = caps[-1]
-    return float(last["budget_usd"]), row.spent_usd - float(last.get("spent_before_usd", 0.0))
-
-
 def _requeue(
     ctx: Context, run_id: str, statuses: tuple[str, ...], budget_usd: float | None = None
 ) -> Run:
@@ -496,7 +477,7 @@ def _requeue(
         assert row.scorecard_id is not None
         caps: dict[str, object] = {}
         if budget_usd is not None:
-            caps["budget_caps"] = _with_cap(row, budget_usd, ctx.principal.user_id)
+            caps["budget_caps"] = with_cap(row, budget_usd, ctx.principal.user_id)
         repo.delete_results(conn, run_id, row.scorecard_id, statuses)
         repo.set_run(
             conn,
@@ -511,22 +492,3 @@ def _requeue(
             finished_at=None,
         )
     return get_run(ctx, run_id)
-
-
-def _with_cap(row: repo.RunRow, budget_usd: float, actor: str) -> str:
-    """The run's ``budget_caps`` JSON with a new cap appended (``spent_before_usd``: the spend
-    so far, which the new cap does not count)."""
-    if not math.isfinite(budget_usd) or budget_usd < 0:
-        raise InvalidInput(
-            "budget_usd must be a finite number >= 0", {"budget_usd": str(budget_usd)}
-        )
-    caps = orjson.loads(row.budget_caps) if row.budget_caps else []
-    caps.append(
-        {
-            "budget_usd": budget_usd,
-            "set_by": actor,
-            "set_at": utcnow().isoformat(),
-            "spent_before_usd": row.spent_usd,
-        }
-    )
-    return orjson.dumps(caps).decode()

@@ -37,6 +37,7 @@ from benchbook.eval.scorecards import ScorecardBuilder
 from benchbook.eval.sync import run_sync
 from benchbook.services import traces
 from benchbook.services.context import Context
+from benchbook.services.preflight import preflight_plan
 from benchbook.services.runs import load_run
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
@@ -238,9 +239,7 @@ def rescore_run(
         )
     plan = RunPlan(graders=list(graders))
     if preflight:
-        from benchbook.services.runs import preflight as ask_endpoints
-
-        ask_endpoints(ctx, plan.graders, None)
+        preflight_plan(ctx, plan.graders, None)
     from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
