@@ -64,8 +64,10 @@ def test_normalized_contains_matches_on_word_boundaries() -> None:
     assert grade(spec, "It is Parisian.", _case()).passed is False
 
 
-def test_normalize_answer_folds_case_width_and_punctuation() -> None:
-    assert normalize_answer("Ｈello,  World!") == "hello world"
+def test_normalize_answer_is_squads_rule_lowercase_no_punctuation_no_articles() -> None:
+    assert normalize_answer("The  Hello,  World!") == "hello world"
+    assert normalize_answer("U.S.A.") == "usa"  # removed, not turned into spaces (SQuAD)
+    assert normalize_answer("Ｈello") == "ｈello"  # NFC, not NFKC: width is not folded
 
 
 def test_answer_match_falls_back_to_the_case_expected_and_config_overrides_it() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from benchbook.datasets.contextbench import Selection, load_contextbench
+from benchbook.errors import InvalidInput
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.localization import (
     Prediction,
@@ -54,11 +55,47 @@ def test_empty_gold_gives_full_coverage_and_zero_precision(checkout: Checkout) -
     assert final(result, "line") == (1.0, 1.0, 0, 0, 0)
 
 
-def test_an_empty_prediction_has_zero_coverage_and_full_precision(checkout: Checkout) -> None:
+def test_an_empty_prediction_is_upstreams_no_context_extracted_row(checkout: Checkout) -> None:
     result = score_instance([span("pkg/a.py", 2, 3)], Prediction(), checkout)
-    for level, gold in (("file", 1), ("line", 2), ("span", 34), ("symbol", 2)):
-        assert final(result, level) == (0.0, 1.0, 0, gold, 0)
-        assert result["final"][level]["f1"] == 0.0
+    assert result == {
+        "error": "no_context_extracted",
+        "reason": "the prediction names no file, span or symbol",
+        "unresolved_paths": [],
+    }
+
+
+def test_a_prediction_whose_every_path_is_outside_the_checkout_is_no_context_extracted(
+    checkout: Checkout,
+) -> None:
+    prediction = Prediction(
+        files=["nowhere/x.py"], spans={"elsewhere.py": [{"start": 1, "end": 2}]}
+    )
+    result = score_instance([span("pkg/a.py", 2, 3)], prediction, checkout)
+    assert result["error"] == "no_context_extracted"
+    assert result["unresolved_paths"] == ["elsewhere.py", "nowhere/x.py"]
+    summary = aggregate(
+        [result, score_instance([span("pkg/a.py", 2, 3)], Prediction(files=["pkg/a.py"]), checkout)]
+    )
+    assert (summary["instances"], summary["errored"]) == (2, 1)
+    assert summary["micro"]["file"]["coverage"] == 1.0  # the error row is left out
+
+
+def test_a_reversed_span_is_refused_naming_it_never_swapped(checkout: Checkout) -> None:
+    prediction = Prediction(files=["pkg/a.py"], spans={"pkg/a.py": [{"start": 5, "end": 2}]})
+    with pytest.raises(InvalidInput, match=r"span \(5, 2\) in pkg/a.py ends before it starts"):
+        score_instance([span("pkg/a.py", 2, 3)], prediction, checkout)
+
+
+def test_aggregate_editloc_names_recall_and_precision_as_upstream(checkout: Checkout) -> None:
+    patch = "--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -3 +3 @@\n-        return 1\n+        return 3\n"
+    rows = [
+        score_instance(
+            [span("pkg/a.py", 2, 5)], Prediction(files=["pkg/a.py"], model_patch=patch), checkout
+        )
+    ]
+    assert rows[0]["editloc"]["intersection"] == 1 and rows[0]["editloc"]["gold_size"] == 4
+    # upstream aggregate_results: coverage_precision(Σpred, Σgold, Σ∩) → recall Σ∩/ΣG
+    assert aggregate(rows)["editloc"] == {"recall": 0.25, "precision": 1.0, "applicable": 1}
 
 
 def test_adjacent_gold_spans_merge_before_counting(checkout: Checkout) -> None:
@@ -153,18 +190,20 @@ def test_editloc_counts_removed_lines_inside_gold_and_skips_an_empty_patch(
         "@@ -6 +6 @@\n-    return 2\n+    return 4\n"
     )
     gold = [span("pkg/a.py", 2, 3)]
-    edit = score_instance(gold, Prediction(model_patch=patch), checkout)["editloc"]
+    edit = score_instance(gold, Prediction(["pkg/a.py"], model_patch=patch), checkout)["editloc"]
     assert (edit["recall"], edit["precision"], edit["intersection"], edit["pred_size"]) == (
         0.5,
         0.5,
         1,
         2,
     )
-    assert score_instance(gold, Prediction(model_patch=""), checkout)["editloc"] is None
+    assert (
+        score_instance(gold, Prediction(["pkg/a.py"], model_patch=""), checkout)["editloc"] is None
+    )
     adds_only = "--- a/pkg/a.py\n+++ b/pkg/a.py\n@@ -3,0 +4 @@\n+x = 1\n"
-    assert score_instance(gold, Prediction(model_patch=adds_only), checkout)["editloc"][
-        "recall"
-    ] == (0.0)
+    assert score_instance(gold, Prediction(["pkg/a.py"], model_patch=adds_only), checkout)[
+        "editloc"
+    ]["recall"] == (0.0)
 
 
 def test_recall_at_k_and_mrr_over_ranked_files(checkout: Checkout) -> None:
@@ -197,7 +236,7 @@ def test_micro_and_macro_aggregates_state_the_error_policy(checkout: Checkout) -
     assert summary["macro"]["line"]["coverage"] == (0.25 + 1.0) / 2
     assert summary["macro_all"]["line"]["coverage"] == (0.25 + 1.0 + 0.0) / 3
     assert summary["micro"]["line"]["precision"] == 1.0
-    assert summary["editloc"] == {"recall": 0.0, "applicable": 0}
+    assert summary["editloc"] == {"recall": 1.0, "precision": 1.0, "applicable": 0}
 
 
 # One hand-checked definition per bundled row (language): (qualified name, lines) must be among

@@ -96,7 +96,9 @@ def test_without_the_workspace_the_grader_is_skipped_and_without_gold_it_errs(
     assert score.status == "error" and "no gold_context and no patch" in str(score.detail)
 
 
-def test_gold_falls_back_to_the_removed_lines_of_the_patch(bundled_repo: BundledRepo) -> None:
+def test_gold_falls_back_to_the_patch_with_the_insertions_enclosing_definition(
+    bundled_repo: BundledRepo,
+) -> None:
     repo, sha = bundled_repo("pydata__xarray")
     patch = (
         "--- a/xarray/core/weighted.py\n+++ b/xarray/core/weighted.py\n"
@@ -113,7 +115,8 @@ def test_gold_falls_back_to_the_removed_lines_of_the_patch(bundled_repo: Bundled
     trace = Trace(answer="xarray/core/weighted.py\n")
     score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), c)
     assert score.detail["final"]["file"]["gold_size"] == 2  # the new file is a file-level location
-    assert score.detail["final"]["line"]["gold_size"] == 1
+    # line 145 (removed, and where the two lines go in) and the whole enclosing method at base
+    assert score.detail["final"]["line"]["gold_size"] == 14
     assert score.detail["final"]["file"]["coverage"] == 0.5
 
 
@@ -145,3 +148,46 @@ def test_answers_parse_as_json_with_upstream_names_or_as_path_lines() -> None:
     spans_only = parse_prediction('{"spans": {"b.py": [{"start": 1, "end": 2}]}}')
     assert spans_only.files == ["b.py"]
     assert parse_prediction("a.py\n\n b.py \n").files == ["a.py", "b.py"]
+
+
+def test_an_answer_outside_the_checkout_is_upstreams_no_context_row_left_out_of_aggregates(
+    bundled_repo: BundledRepo,
+) -> None:
+    from benchbook.contracts.run import CaseResult
+    from benchbook.contracts.score import Score
+    from benchbook.eval.scorecards import ScorecardBuilder
+    from benchbook.services.localization import _compare
+
+    repo, sha = bundled_repo("pydata__xarray")
+    trace = Trace(answer="no/such/file.py\n")
+    score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), case(sha))
+    assert score.status == "skipped" and score.passed is None
+    assert score.detail["error"] == "no_context_extracted"
+    assert score.detail["unresolved_paths"] == ["no/such/file.py"]
+    assert "no/such/file.py" in score.detail["reason"]
+    agreed = _compare("x", score, {"instance_id": "x", "error": "no_context_extracted"})
+    assert agreed.agree is True
+    ok_trace = Trace(answer="xarray/core/weighted.py\n")
+    scored = grade(Submission(answer=ok_trace.answer, trace=ok_trace, workdir=repo), case(sha))
+    builder = ScorecardBuilder()
+    for n, s in enumerate([score, scored]):
+        builder.add(CaseResult(case_id=f"c{n}", sample=0, status="ok", scores=[s]))
+    summary = builder.summary()["localization"]
+    assert (summary["instances"], summary["errored"]) == (2, 1)
+    assert summary["micro"]["file"] == pytest.approx(
+        {"coverage": 0.5, "precision": 1.0, "f1": 2 / 3}
+    )  # the scored instance alone
+    assert isinstance(score, Score)
+
+
+def test_a_reversed_span_in_the_answer_is_a_grader_error_naming_case_file_and_span(
+    bundled_repo: BundledRepo,
+) -> None:
+    repo, sha = bundled_repo("pydata__xarray")
+    answer = orjson.dumps({"spans": {"xarray/core/weighted.py": [{"start": 210, "end": 112}]}})
+    trace = Trace(answer=answer.decode())
+    score = grade(Submission(answer=trace.answer, trace=trace, workdir=repo), case(sha))
+    assert score.status == "error" and score.passed is None
+    message = str(score.detail["error"])
+    assert "case xarray-4075" in message
+    assert "span (210, 112) in xarray/core/weighted.py ends before it starts" in message

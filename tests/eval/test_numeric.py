@@ -1,4 +1,5 @@
-"""GSM8K-style numeric grader: the table from SPEC F/H and the official GSM8K answer format."""
+"""``numeric`` mode ``final-answer`` (Benchbook's former default): the table from SPEC F/H and the
+official GSM8K answer format. The reference modes are in ``test_reference_rules.py``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from benchbook.contracts import Case, GraderSpec
 from benchbook.eval.graders import grade
 from benchbook.eval.graders.numeric import extract_number
 
-NUMERIC = GraderSpec(id="numeric", config={"tolerance": 1e-6})
+NUMERIC = GraderSpec(id="numeric", config={"mode": "final-answer", "tolerance": 1e-6})
 
 
 def _case(expected: str | None) -> Case:
@@ -83,20 +84,22 @@ def test_a_non_numeric_expected_answer_is_an_error() -> None:
 
 
 def test_a_wider_tolerance_accepts_a_near_answer() -> None:
-    loose = GraderSpec(id="numeric", config={"tolerance": 0.01})
+    loose = GraderSpec(id="numeric", config={"mode": "final-answer", "tolerance": 0.01})
     assert grade(loose, "3.333", _case("3.33")).passed is True
     assert grade(NUMERIC, "3.333", _case("3.33")).passed is False
 
 
 @pytest.mark.parametrize("tolerance", [-1, "0.1", True])
 def test_a_bad_tolerance_is_an_error(tolerance: object) -> None:
-    spec = GraderSpec(id="numeric", config={"tolerance": tolerance})  # type: ignore[dict-item]
+    spec = GraderSpec(id="numeric", config={"mode": "final-answer", "tolerance": tolerance})  # type: ignore[dict-item]
     assert grade(spec, "3", _case("3")).status == "error"
 
 
 def test_config_expected_overrides_the_case() -> None:
-    spec = GraderSpec(id="numeric", config={"expected": "4"})
-    assert grade(spec, "4", _case("3")).passed is True
+    for mode in ("final-answer", "flexible-extract", "strict-match", "math"):
+        spec = GraderSpec(id="numeric", config={"mode": mode, "expected": "4"})
+        answer = "\\boxed{4}" if mode == "math" else "#### 4"
+        assert grade(spec, answer, _case("3")).passed is True
 
 
 def test_every_gsm8k_reference_answer_grades_itself(shared_data: Path) -> None:
@@ -106,6 +109,7 @@ def test_every_gsm8k_reference_answer_grades_itself(shared_data: Path) -> None:
     for row in rows:
         final = row["answer"].rsplit("####", 1)[1].strip()
         # The worked solution itself, as a model would write it, passes against its final.
-        score = grade(NUMERIC, row["answer"], _case(final))
-        assert score.passed is True, (row["answer"][-60:], final)
+        for spec in (NUMERIC, GraderSpec(id="numeric", config={"mode": "strict-match"})):
+            score = grade(spec, row["answer"], _case(final))
+            assert score.passed is True, (row["answer"][-60:], final)
         assert extract_number(final) is not None

@@ -48,6 +48,8 @@ def checkout(repo_url: str, commit: str, cache: Path, root: Path, name: str) -> 
 
 def upstream_row(iid: str, result: dict[str, Any]) -> dict[str, Any]:
     """Benchbook's instance result in the upstream ``--out`` shape (no F1, no ranked)."""
+    if "error" in result:  # upstream's error row, e.g. no_context_extracted
+        return {"instance_id": iid, "error": result["error"]}
     final = {lv: {k: v for k, v in result["final"][lv].items() if k != "f1"} for lv in LEVELS}
     editloc = result["editloc"] or {
         "recall": 0.0,

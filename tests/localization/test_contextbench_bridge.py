@@ -41,7 +41,8 @@ def test_export_writes_the_official_gold_and_prediction_rows(cb_run: ContextBenc
             "split",
         }
         assert g["original_inst_id"] == ORIGINAL[iid]
-        assert Path(str(g["repo_url"])).is_relative_to(cb_run.mirrors)
+        scorer_repos = cb_run.mirrors.parent / "contextbench" / "repos"
+        assert Path(str(g["repo_url"])).is_relative_to(scorer_repos)  # issue 29, not the mirror
         assert g["patch"] and g["test_patch"] and g["gold_ctx"]
     xarray = gold["SWE-Bench-Verified__python__maintenance__bugfix__90532e38"]
     assert xarray["split"] == "Verified" and xarray["commit"].startswith("19b088636eb7")

@@ -97,3 +97,33 @@ def test_the_bridge_operations_answer_alike_over_http_and_mcp(
             f"/api/runs/{cb_run.run_id}/swebench/evaluate", json={}, headers=headers
         ).json()
         assert evaluated["status"] == "unavailable"
+
+
+def test_derive_gold_locations_answers_alike_over_http_and_mcp(
+    served: tuple[ContextBenchRun, TestClient, str],
+) -> None:
+    cb_run, client, url = served
+    accounts.create_user(cb_run.ctx, "val@example.org", "Val")
+    accounts.add_member(cb_run.ctx, "val@example.org", "viewer")
+    key = create_api_key(cb_run.ctx, "gold", "read", user="val@example.org").key
+    headers = {"Authorization": f"Bearer {key}"}
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -3,0 +4 @@\n+x = 1\n"
+    bodies = [
+        {
+            "dataset": "contextbench",
+            "case_id": "SWE-Bench-Verified__python__maintenance__bugfix__90532e38",
+        },
+        {"patch": patch},
+        {"patch": patch.replace("+4 @@", "+4,2 @@")},  # shorter than its header
+        {"dataset": "contextbench", "case_id": "nope"},
+    ]
+    got = []
+    with mcp_http(url, key) as mcp:
+        for body in bodies:
+            response = client.post("/api/localization/gold", json=body, headers=headers)
+            result = mcp.call("derive_gold_locations", body)
+            got.append((STATUS[response.status_code], outcome(result)[0]))
+            if response.status_code == 200:
+                assert result.structured_content == response.json()
+    assert got == [("ok", "ok"), ("ok", "ok"), ("invalid_input", "invalid_input"),
+                   ("not_found", "not_found")]  # fmt: skip

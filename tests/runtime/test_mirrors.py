@@ -137,3 +137,20 @@ def test_bad_sources_are_refused_and_leave_no_mirror(shared_data: Path, tmp_path
             asyncio.run(seed_mirror(mirrors, "a/b", source))
     assert mirrors.is_dir() and _entries(mirrors) == []  # the truncated bundle got that far
     assert asyncio.run(list_mirrors(mirrors)) == []
+
+
+def test_github_names_are_case_insensitive_one_mirror_serves_both_spellings(
+    shared_data: Path, tmp_path: Path
+) -> None:
+    from benchbook.runtime.environments.repo import mirror_path
+
+    mirrors = tmp_path / "mirrors"
+    bundle = _bundle(shared_data, "fasterxml__jackson-core")
+    stats, created = asyncio.run(seed_mirror(mirrors, "fasterxml/jackson-core", bundle))
+    assert created is True
+    upper = "https://github.com/FasterXML/jackson-core.git"
+    assert mirror_path(mirrors, upper) == stats.path  # no second clone, no network
+    again, created = asyncio.run(seed_mirror(mirrors, "FasterXML/jackson-core", bundle))
+    assert (created, again.path) == (False, stats.path)
+    other_host = mirror_path(mirrors, "https://git.example.org/FasterXML/jackson-core.git")
+    assert other_host == mirrors / "git.example.org" / "FasterXML" / "jackson-core.git"

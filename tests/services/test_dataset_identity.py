@@ -175,3 +175,28 @@ def test_a_diff_shows_a_changed_big_integer_answer_with_every_digit(ctx: Context
     diff = svc.diff_datasets(ctx, "ds", "1.0.0", "1.0.1")
     [change] = diff.changed[0].changes
     assert (change.field, change.before, change.after) == ("expected", big, big + 1)
+
+
+def test_a_diff_lists_cases_by_id_whatever_order_either_version_was_registered_in(
+    ctx: Context,
+) -> None:
+    base = [_case(i) for i in ("m", "b", "z", "a", "q")]
+    candidate = [
+        _case("b", task="changed"),
+        _case("y"),
+        _case("m"),
+        _case("c"),
+        _case("q", task="x"),
+    ]
+    candidate += [_case("a", task="changed too")]
+    diffs = []
+    for n, (b, c) in enumerate([(base, candidate), (base[::-1], candidate[::-1])]):
+        svc.register_dataset(ctx, _dataset(b).model_copy(update={"id": f"order{n}"}))
+        svc.register_dataset(
+            ctx, _dataset(c, version="2.0.0").model_copy(update={"id": f"order{n}"})
+        )
+        diff = svc.diff_datasets(ctx, f"order{n}", "1.0.0", "2.0.0")
+        diffs.append(
+            ([r.id for r in diff.added], [r.id for r in diff.removed], [c.id for c in diff.changed])
+        )
+    assert diffs[0] == diffs[1] == (["c", "y"], ["z"], ["a", "b", "q"])

@@ -58,7 +58,9 @@ def test_a_marker_extraction_is_an_answer_pattern_and_numbers_suggest_the_numeri
     mapping = {"task_field": "q", "answer_field": "a", "answer_pattern": r"\#\#\s*(.+?)\s*$"}
     preview = svc.preview_benchmark_source(ctx, _spec(mapping), data, data.name)
     assert [c["expected"] for c in preview.cases] == ["2", "5"]
-    assert [(g.id, g.config) for g in preview.grader_guess] == [("numeric", {"tolerance": 1e-6})]
+    assert [(g.id, g.config) for g in preview.grader_guess] == [
+        ("numeric", {"mode": "flexible-extract"})
+    ]
     assert preview.suggested_id == "word-sums"
 
 

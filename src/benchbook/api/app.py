@@ -93,6 +93,7 @@ ROUTERS: tuple[APIRouter, ...] = (
     harnesses.router,
     runs.router,
     localization.router,
+    localization.gold_router,
     accounts.router,
     comments.router,
     secrets.router,

@@ -10,20 +10,21 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Query
-from pydantic import JsonValue
+from pydantic import BaseModel, ConfigDict, JsonValue
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
 from benchbook.contracts.localization import (
+    GoldLocations,
     LocalizationExport,
     SwebenchEvaluation,
     SwebenchPredictions,
     UpstreamComparison,
 )
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.services import gold_locations, swebench
 from benchbook.services import localization as svc
-from benchbook.services import swebench
 
 #: A SWE-bench harness report: at least one instance, each an object with a boolean
 #: ``resolved`` (``services.swebench``).
@@ -124,3 +125,25 @@ async def evaluate_swebench_run(
     return await run_in_threadpool(
         swebench.evaluate_swebench_run, ctx, run_id, dataset_name, max_workers, timeout_s
     )
+
+
+gold_router = APIRouter(prefix="/api/localization", tags=["localization"])
+
+
+class GoldLocationsRequest(BaseModel):
+    """A case (``dataset`` = ``id`` or ``id@version`` and ``case_id``) or a ``patch``."""
+
+    model_config = ConfigDict(extra="forbid")
+    dataset: str | None = None
+    case_id: str | None = None
+    patch: str | None = None
+
+
+@gold_router.post(
+    "/gold",
+    operation_id="derive_gold_locations",
+    responses=error_responses(400, 401, 403, 404),
+)
+def derive_gold_locations(ctx: ContextDep, body: GoldLocationsRequest) -> GoldLocations:
+    """The gold locations Benchbook derives from a case's patch or a given patch (SPEC I)."""
+    return gold_locations.derive_gold_locations(ctx, body.dataset, body.case_id, body.patch)

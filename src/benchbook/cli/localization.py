@@ -3,7 +3,8 @@ its numbers beside ours (SPEC I; LOCALIZATION §5).
 
 ``export RUN --gold GOLD.jsonl --pred PRED.jsonl`` writes the two JSONL files the scorer reads;
 ``score RUN --scorer-cmd "python -m contextbench.evaluate"`` runs it and prints ours vs upstream
-per instance, every differing metric named. The CLI acts as the local admin, an installation
+per instance, every differing metric named. ``gold DATASET/CASE`` (or ``--patch FILE``) shows
+the gold locations Benchbook derives. The CLI acts as the local admin, an installation
 admin, so it may pass a scorer command.
 """
 
@@ -25,10 +26,10 @@ from benchbook.cli.app import (
     local_context,
     make_table,
 )
-from benchbook.contracts.localization import InstanceComparison, SkippedCase
+from benchbook.contracts.localization import GoldLocations, InstanceComparison, SkippedCase
 from benchbook.errors import InvalidInput
 from benchbook.eval.contextbench_upstream import write_jsonl
-from benchbook.services import localization
+from benchbook.services import gold_locations, localization
 
 localization_app = typer.Typer(
     help="Code localization: the upstream ContextBench scorer's files and numbers beside ours."
@@ -150,3 +151,66 @@ def score(
         )
     if result.error or result.differing:
         raise typer.Exit(1)
+
+
+def _lines(ranges: list[list[int]]) -> str:
+    return ", ".join(f"{s}" if s == e else f"{s}-{e}" for s, e in ranges) or "-"
+
+
+def print_gold(out: GoldLocations) -> None:
+    """Per file: status, the line ranges (base / patched numbering) and changed definitions;
+    then the spans the grader scores against."""
+    for f in out.files:
+        name = f.path if f.old_path == f.path else f"{f.old_path} → {f.path}"
+        level = ", file level" if f.file_level else ""
+        console.print(f"{escape(name)} ({f.status}{level})", markup=False)
+        console.print(
+            f"  removed {_lines(f.removed)} | inserted after {_lines(f.inserted)} | "
+            f"enclosing {_lines(f.enclosing)} (base); added {_lines(f.added)} (patched)",
+            markup=False,
+        )
+        for s in f.symbols:
+            base = _lines([s.base_lines]) if s.base_lines else "-"
+            console.print(f"  {s.change:8} {s.id} (base {base})", markup=False)
+    console.print("scored spans (base):", markup=False)
+    for span in out.spans:
+        where = (
+            "file level" if span["start_line"] == 0 else f"{span['start_line']}-{span['end_line']}"
+        )
+        console.print(f"  {span['file']}: {where}", markup=False)
+
+
+@localization_app.command()
+@handle_errors
+def gold(
+    case_ref: str | None = typer.Argument(
+        None, metavar="[DATASET[@VERSION]/CASE_ID]", help="The case, e.g. swe-bench-lite/x-1."
+    ),
+    patch: Path | None = typer.Option(None, "--patch", help="Read this unified diff instead."),
+    json: bool = JSON_OPTION,
+) -> None:
+    """Show the gold locations Benchbook derives from a case's patch or a patch file."""
+    if (case_ref is None) == (patch is None):
+        raise InvalidInput("give a case DATASET[@VERSION]/CASE_ID or --patch FILE", {})
+    if patch is not None:
+        out = gold_locations.derive_gold_locations(local_context(), patch=_read_patch(patch))
+    else:
+        assert case_ref is not None
+        dataset, slash, case_id = case_ref.partition("/")
+        if not slash or not dataset or not case_id:
+            raise InvalidInput(
+                f"case must be DATASET[@VERSION]/CASE_ID (got {case_ref!r})", {"case": case_ref}
+            )
+        out = gold_locations.derive_gold_locations(local_context(), dataset, case_id)
+    if json:
+        return emit_json(out.model_dump(mode="json"))
+    for w in out.warnings:
+        err_console.print(f"note: {w}", markup=False)
+    print_gold(out)
+
+
+def _read_patch(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidInput(f"--patch {path}: cannot read it ({exc})", {"patch": str(path)}) from exc

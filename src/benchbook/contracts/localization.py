@@ -65,7 +65,8 @@ class InstanceComparison(BaseModel):
             ``"no row"``.
         differences: every compared metric that differs (see
             :func:`benchbook.eval.contextbench_upstream.differences`).
-        agree: both sides scored it and no metric differs.
+        agree: both sides scored it and no metric differs, or both report the same error
+            row (``no_context_extracted``).
     """
 
     model_config = STRICT
@@ -135,3 +136,56 @@ class SwebenchEvaluation(BaseModel):
     argv: list[str] = Field(default_factory=list)
     stderr_tail: str = ""
     scorecard: Scorecard | None = None
+
+
+class GoldSymbolOut(BaseModel):
+    """A definition the patch changes: ``path:Qualified.name``, node type, ``added`` /
+    ``deleted`` / ``modified``, whole lines at base and after the patch (1-based inclusive,
+    ``[start, end]``; null when absent there)."""
+
+    model_config = STRICT
+    id: str
+    kind: str
+    change: Literal["added", "deleted", "modified"]
+    base_lines: list[int] | None = None
+    patched_lines: list[int] | None = None
+
+
+class GoldFile(BaseModel):
+    """The gold of one file of a patch (``benchbook.datasets.gold.FileGold``); line ranges are
+    ``[start, end]``, 1-based inclusive: ``removed``, ``inserted`` and ``enclosing`` in base
+    numbering, ``added`` in patched numbering."""
+
+    model_config = STRICT
+    path: str
+    old_path: str
+    status: Literal["added", "deleted", "modified", "renamed"]
+    binary: bool = False
+    file_level: bool = True
+    removed: list[list[int]] = Field(default_factory=list)
+    added: list[list[int]] = Field(default_factory=list)
+    inserted: list[list[int]] = Field(default_factory=list)
+    enclosing: list[list[int]] = Field(default_factory=list)
+    symbols: list[GoldSymbolOut] = Field(default_factory=list)
+
+
+class GoldLocations(BaseModel):
+    """The gold locations Benchbook derives (SPEC I) from a case's patch or a given patch.
+
+    Attributes:
+        dataset, case_id: the case (null for a bare patch).
+        base: where the base tree came from: ``mirror`` (definitions and enclosing
+            definitions included) or null (the patch alone: lines only).
+        files: one entry per file of the patch, in patch order.
+        spans: what the ``localization`` grader scores against, ``[{file, start_line,
+            end_line}]`` (the case's ``gold_context`` when it has one; ``0, 0`` = file level).
+        warnings: e.g. no mirror of the case's repository.
+    """
+
+    model_config = STRICT
+    dataset: str | None = None
+    case_id: str | None = None
+    base: Literal["mirror"] | None = None
+    files: list[GoldFile] = Field(default_factory=list)
+    spans: list[dict[str, JsonValue]] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)

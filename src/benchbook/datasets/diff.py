@@ -66,7 +66,7 @@ def meta_changes(base: dict[str, Any], candidate: dict[str, Any]) -> list[FieldC
 
 def _classify(b_idx: ContentIndex[K], c_idx: ContentIndex[K]) -> tuple[list[str], list[str], int]:
     """One pass over the candidate: ``(added ids, changed ids, unchanged count)``, the id lists
-    in candidate position order."""
+    sorted by case id."""
     added: list[str] = []
     changed: list[str] = []
     unchanged = 0
@@ -79,8 +79,8 @@ def _classify(b_idx: ContentIndex[K], c_idx: ContentIndex[K]) -> tuple[list[str]
             unchanged += 1
         else:
             changed.append(k)
-    added.sort(key=lambda k: c_idx[k][0])
-    changed.sort(key=lambda k: c_idx[k][0])
+    added.sort()
+    changed.sort()
     return added, changed, unchanged
 
 
@@ -94,14 +94,16 @@ def diff_versions(
     """Diff two versions given ``(version, meta, content index)`` for each side.
 
     ``load_bodies`` fetches canonical bodies by content key; it is called once, only for cases
-    that were added, removed or changed. Lists are in the order of each version's positions.
+    that were added, removed or changed. Each list is ordered by case id (code point order of the
+    id text), never by position: content identity ignores case order (issue 8), so the diff of
+    two versions does not depend on how either was registered (issue 29).
     ``unchanged`` is given when the indexes hold only what differs (``store.datasets.diff_index``);
     without it, unchanged cases are counted from the full indexes.
     """
     (b_ver, b_meta, b_idx), (c_ver, c_meta, c_idx) = base, candidate
     added_ids, changed_ids, same = _classify(b_idx, c_idx)
     unchanged = same if unchanged is None else unchanged
-    removed_ids = sorted((k for k in b_idx if k not in c_idx), key=lambda k: b_idx[k][0])
+    removed_ids = sorted(k for k in b_idx if k not in c_idx)
     need = [b_idx[k][1] for k in removed_ids + changed_ids] + [
         c_idx[k][1] for k in added_ids + changed_ids
     ]

@@ -16,11 +16,19 @@ Rules (each one a peer defect avoided):
   is not a line; ``-U0`` hunks (``@@ -10,0 +11,2 @@``) are exact;
 - every file touched is a location: a rename pairs ``old_path`` with ``path`` (a pure rename has
   no hunks), a binary patch, a non-code file, a file in an unsupported language and a
-  module-level edit (a changed line outside every definition) give a *file-level* location.
+  module-level edit (a changed line outside every definition) give a *file-level* location;
+- an insertion (added lines) is located in the **base** file too: ``inserted`` holds the base
+  line each added block follows (line 1 for a block at the top), ``enclosing`` the whole base
+  lines of the definition the added lines sit in (the innermost patched definition, or its
+  nearest enclosing definition that already exists at base) — SPEC I, so an add-only patch has
+  line-level gold at the base commit;
+- a hunk must have exactly as many lines as its header says: more or fewer is an error quoting
+  the header (unidiff silently drops an extra line).
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -80,6 +88,10 @@ class FileGold:
         status: ``added``, ``deleted``, ``modified`` or ``renamed``.
         binary: a binary patch (no lines).
         removed: removed lines, old numbering; ``added`` added lines, new numbering.
+        inserted: base lines (old numbering) each block of added lines follows; line 1 for a
+            block at the top of the file; empty for an added file.
+        enclosing: whole base lines of the definitions enclosing added lines (empty without a
+            base tree, for non-code files, or when the insertion is at module level).
         symbols: definitions changed (empty without a base tree or for non-code files).
         file_level: the file is a location in its own right — a non-code or unsupported file,
             a binary patch, a pure rename, or a changed line outside every definition.
@@ -91,6 +103,8 @@ class FileGold:
     binary: bool = False
     removed: list[LineRange] = field(default_factory=list)
     added: list[LineRange] = field(default_factory=list)
+    inserted: list[LineRange] = field(default_factory=list)
+    enclosing: list[LineRange] = field(default_factory=list)
     symbols: list[GoldSymbol] = field(default_factory=list)
     file_level: bool = True
 
@@ -116,12 +130,89 @@ def parse_patch(patch: str) -> PatchSet:
     Raises:
         InvalidInput: the text is not a unified diff (the message names the offending line).
     """
+    text = patch.replace("\r\n", "\n")
+    check_hunk_lengths(text)
     try:
-        return PatchSet(patch.replace("\r\n", "\n"))
+        return PatchSet(text)
     except UnidiffParseError as exc:
         raise InvalidInput(
             f"patch is not a valid unified diff: {exc}", {"error": str(exc)}
         ) from exc
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _is_file_header(lines: list[str], i: int) -> bool:
+    return lines[i].startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ ")
+
+
+def check_hunk_lengths(patch: str) -> None:
+    """Every hunk has exactly the lines its header counts (``@@ -a,b +c,d @@``: ``b`` context
+    and removed lines, ``d`` context and added lines; ``\\ No newline`` lines do not count).
+
+    Raises:
+        InvalidInput: a hunk is longer or shorter than its header; the message quotes the
+            header and names the patch line (1-based).
+    """
+    lines = patch.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the text after the final newline is no line
+    i = 0
+    while i < len(lines):
+        match = _HUNK.match(lines[i])
+        if match is None:
+            i += 1
+            continue
+        header, number = lines[i].rstrip(), i + 1
+        old = 1 if match.group(2) is None else int(match.group(2))
+        new = 1 if match.group(4) is None else int(match.group(4))
+        i += 1
+        while (old > 0 or new > 0) and i < len(lines):
+            line = lines[i]
+            if line.startswith("\\"):
+                i += 1
+                continue
+            kind = line[:1]
+            if kind not in (" ", "-", "+", "") or _HUNK.match(line) or _is_file_header(lines, i):
+                break
+            old -= kind in (" ", "-", "")
+            new -= kind in (" ", "+", "")
+            i += 1
+        if old > 0 or new > 0:
+            raise InvalidInput(
+                f"patch is not a valid unified diff: patch line {number}: hunk {header!r} is "
+                "shorter than its header "
+                f"({old} old and {new} new line(s) missing)",
+                {"hunk": header, "line": number},
+            )
+        while i < len(lines) and lines[i].startswith("\\"):
+            i += 1
+        if i < len(lines) and lines[i][:1] in (" ", "-", "+") and not _is_file_header(lines, i):
+            raise InvalidInput(
+                f"patch is not a valid unified diff: patch line {i + 1}: hunk {header!r} "
+                f"(line {number}) is longer than its "
+                f"header: {lines[i][:80]!r} is past its last line",
+                {"hunk": header, "line": i + 1},
+            )
+
+
+def _insertion_points(pf: PatchedFile) -> list[int]:
+    """The base line each block of added lines follows (1 for a block at the top)."""
+    points: list[int] = []
+    for hunk in pf:
+        last = hunk.source_start - 1 if hunk.source_length else hunk.source_start
+        previous_added = False
+        for ln in hunk:
+            if ln.is_added:
+                if not previous_added:
+                    points.append(max(last, 1))
+                previous_added = True
+                continue
+            previous_added = False
+            if ln.source_line_no:
+                last = ln.source_line_no
+    return points
 
 
 def _file_gold(pf: PatchedFile) -> FileGold:
@@ -145,6 +236,7 @@ def _file_gold(pf: PatchedFile) -> FileGold:
         binary=bool(pf.is_binary_file),
         removed=merge_lines(removed),
         added=merge_lines(added),
+        inserted=[] if status == "added" else merge_lines(_insertion_points(pf)),
     )
 
 
@@ -241,8 +333,28 @@ def _with_symbols(fg: FileGold, pf: PatchedFile, base: BaseTree) -> FileGold:
             )
         )
     fg.symbols = symbols
+    fg.enclosing = _enclosing(defs_before, defs_after, fg.added) if before else []
     fg.file_level = out_removed or out_added or fg.status == "renamed"
     return fg
+
+
+def _enclosing(
+    defs_before: list[Definition], defs_after: list[Definition], added: list[LineRange]
+) -> list[LineRange]:
+    """Base lines of the definitions enclosing the added lines: the innermost patched
+    definition of each added line, or its nearest parent that exists at base."""
+    at_base = {d.qualified: d for d in defs_before if d.qualified}
+    spans: set[int] = set()
+    for r in added:
+        for line in range(r.start, r.end + 1):
+            d = innermost(defs_after, line)
+            name = d.qualified if d is not None else ""
+            while name and name not in at_base:
+                name = name.rsplit(".", 1)[0] if "." in name else ""
+            if name:
+                base = at_base[name]
+                spans.update(range(base.start_line, base.end_line + 1))
+    return merge_lines(spans)
 
 
 def gold_locations(patch: str, base: BaseTree | Path) -> list[FileGold]:

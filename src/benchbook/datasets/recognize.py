@@ -125,11 +125,11 @@ def is_number(value: Any) -> bool:
 
 
 def guess_graders(expected: Iterable[Any]) -> list[GraderSpec]:
-    """Graders for these expected answers: ``numeric`` (tolerance 1e-6) when every answer is a
-    number, else ``answer-match`` (exact); none without answers."""
+    """Graders for these expected answers: ``numeric`` (mode ``flexible-extract``) when every
+    answer is a number, else ``answer-match`` (exact); none without answers."""
     values = [v for v in expected if v is not None]
     if not values:
         return []
     if all(is_number(v) for v in values):
-        return [GraderSpec(id="numeric", config={"tolerance": 1e-6})]
+        return [GraderSpec(id="numeric", config={"mode": "flexible-extract"})]
     return [GraderSpec(id="answer-match", config={"mode": "exact"})]

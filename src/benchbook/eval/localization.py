@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from benchbook.datasets.gold import patch_lines
+from benchbook.errors import InvalidInput
 from benchbook.eval.checkout import Checkout, Interval
 
 LEVELS = ("file", "symbol", "span", "line")
@@ -135,10 +136,22 @@ def _overlapping(checkout: Checkout, spans: Mapping[str, list[Interval]]) -> set
 
 
 def _line_map(spans: Iterable[tuple[str, int, int]]) -> dict[str, list[Interval]]:
+    """Merged line intervals per file; spans with a line ≤ 0 are dropped (upstream keeps
+    ``start, end > 0`` only).
+
+    Raises:
+        InvalidInput: a span ends before it starts (``(210, 112)``): refused, naming the file
+            and span, never swapped.
+    """
     by_file: dict[str, list[Interval]] = {}
     for path, start, end in spans:
         if start > 0 and end > 0:
-            by_file.setdefault(path, []).append((min(start, end), max(start, end)))
+            if end < start:
+                raise InvalidInput(
+                    f"span ({start}, {end}) in {path} ends before it starts",
+                    {"file": path, "start": start, "end": end},
+                )
+            by_file.setdefault(path, []).append((start, end))
     return {p: merge(v) for p, v in by_file.items()}
 
 
@@ -316,6 +329,8 @@ def score_instance(
     """
     gold = gold_context(gold_spans, checkout)
     final = predicted_context(checkout, prediction.files, prediction.spans, prediction.symbols)
+    if not (final.files or final.lines or final.symbols):
+        return no_context(prediction, checkout)
     steps = [
         predicted_context(checkout, s.get("files") or [], s.get("spans"), s.get("symbols"))
         for s in prediction.steps
@@ -330,6 +345,19 @@ def score_instance(
     }
 
 
+def no_context(prediction: Prediction, checkout: Checkout) -> dict[str, Any]:
+    """Upstream's error row for a final context with no file, span or symbol left after path
+    resolution: ``{error: "no_context_extracted", reason, unresolved_paths}``."""
+    named = [*prediction.files, *prediction.spans, *prediction.symbols]
+    unresolved = sorted({str(p) for p in named if checkout.resolve(str(p)) is None})
+    reason = (
+        f"no predicted path is a file of the checkout ({', '.join(unresolved[:5])})"
+        if unresolved
+        else "the prediction names no file, span or symbol"
+    )
+    return {"error": "no_context_extracted", "reason": reason, "unresolved_paths": unresolved}
+
+
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Micro and macro aggregates over instance results (:func:`score_instance` rows, or
     ``{"error": reason}`` rows).
@@ -338,8 +366,10 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     row as coverage = precision = F1 = 0 in the macro means. Both views are returned:
     ``{instances, errored, micro: {level: {coverage, precision, f1}}, macro: {level: …},
     macro_all: {level: …}, auc_coverage: {level}, redundancy: {level}, editloc: {recall,
-    applicable}}``. Final metrics micro = Σ∩/ΣG and Σ∩/ΣP; AUC and redundancy macro;
-    EditLoc micro over the rows where it applies.
+    precision, applicable}}``. Final metrics micro = Σ∩/ΣG and Σ∩/ΣP; AUC and redundancy
+    macro; EditLoc micro over the rows where it applies, named as upstream's
+    ``aggregate_results`` names them: recall = Σ∩/ΣG, precision = Σ∩/ΣP (1.0 on an empty
+    denominator, upstream's ``coverage_precision``).
     """
     ok = [r for r in rows if "error" not in r]
     errored = len(rows) - len(ok)
@@ -357,7 +387,11 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
             for m in ("coverage", "precision", "f1")
         }
     edits = [r["editloc"] for r in ok if r.get("editloc")]
-    pred = sum(e["pred_size"] for e in edits)
+    edit_ratios = ratios(
+        sum(e["intersection"] for e in edits),
+        sum(e["gold_size"] for e in edits),
+        sum(e["pred_size"] for e in edits),
+    )
     return {
         "instances": len(rows),
         "errored": errored,
@@ -369,7 +403,8 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         },
         "redundancy": {lv: _mean([r["trajectory"]["redundancy"][lv] for r in ok]) for lv in LEVELS},
         "editloc": {
-            "recall": sum(e["intersection"] for e in edits) / pred if pred else 0.0,
+            "recall": edit_ratios["coverage"],
+            "precision": edit_ratios["precision"],
             "applicable": len(edits),
         },
     }

@@ -242,10 +242,11 @@ class ScorecardBuilder:
     def _add_localization(self, score: Score) -> None:
         """Keep what :func:`~benchbook.eval.localization.aggregate` reads of one score: the
         final levels, the trajectory's AUC and redundancy and EditLoc, or the error."""
-        if score.status == "error":
-            self._localization.append({"error": str(score.detail.get("error", "error"))})
-            return
         detail = score.detail or {}
+        if score.status == "error" or detail.get("error") == "no_context_extracted":
+            # upstream's error rows: counted, left out of micro/macro (issue 29)
+            self._localization.append({"error": str(detail.get("error", "error"))})
+            return
         if score.status != "ok" or not isinstance(detail.get("final"), dict):
             return
         trajectory = detail.get("trajectory")

@@ -12,7 +12,8 @@ GUIDES: dict[str, ToolGuide] = {
         advice=(
             "Write 'gold' and 'predictions' one JSON object a line to two files (the prediction"
             " file's name must not end in output.jsonl) and pass them to the upstream"
-            " ContextBench scorer's --gold and --pred. repo_url is the server's local mirror."
+            " ContextBench scorer's --gold and --pred. repo_url is a repository on the server"
+            " made from its local mirror, which the scorer uses in place (no clone)."
         ),
         parameters={"run_id": RUN_ID, "sample": SAMPLE},
         read_only=True,
@@ -29,6 +30,19 @@ GUIDES: dict[str, ToolGuide] = {
             "scorer_cmd": "e.g. 'python -m contextbench.evaluate' (installation admins only).",
             "sample": SAMPLE,
             "timeout_s": "The scorer's wall-time limit in seconds.",
+        },
+        read_only=True,
+    ),
+    "derive_gold_locations": ToolGuide(
+        advice=(
+            "Give a case (dataset and case_id) or a unified diff (patch), not both. 'spans' is"
+            " what the localization grader scores against (start_line 0 = file level); 'files'"
+            " the per-file removed/added/inserted/enclosing lines and changed definitions."
+        ),
+        parameters={
+            "dataset": "The case's dataset: id or id@version (latest when bare).",
+            "case_id": "The case id.",
+            "patch": "A unified diff (git or plain) to read instead of a case.",
         },
         read_only=True,
     ),

@@ -30,8 +30,10 @@ from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
 from benchbook.errors import Forbidden, InvalidInput
 from benchbook.eval import contextbench_upstream as upstream
+from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.localization import gold_spans, grade_localization, submitted_prediction
 from benchbook.eval.grading import Submission
+from benchbook.eval.scorer_repos import ScorerRepoError, has_commit, scorer_repository
 from benchbook.runtime.environments.repo import RepoError, mirror_path
 from benchbook.services import traces
 from benchbook.services.context import Context
@@ -102,10 +104,12 @@ def export_localization_run(ctx: Context, run_id: str, sample: int = 0) -> Local
     """The upstream ContextBench scorer's gold and prediction rows for a saved run
     (LOCALIZATION §5; shapes in :class:`LocalizationExport`).
 
-    ``repo_url`` is the repository's local mirror (``BENCHBOOK_HOME/mirrors/…``), so the
-    scorer clones without network; a repository missing from the cache keeps its URL and a
-    warning says so. Cases whose result is not ``ok``, without gold, or not in a git
-    repository are listed in ``skipped``.
+    ``repo_url`` is a plain repository made from the case's local mirror
+    (``BENCHBOOK_HOME/contextbench/repos/<host>/<owner>/<name>``,
+    :mod:`benchbook.eval.scorer_repos`): the scorer uses it in place, without network and
+    without cloning; a repository missing from the cache keeps its URL and a warning says so.
+    Cases whose result is not ``ok``, without gold, or not in a git repository are listed in
+    ``skipped``.
 
     Args:
         run_id: the run.
@@ -142,15 +146,14 @@ def _collect(
         if not isinstance(source, GitSource):
             export.skipped.append(_skip(item, "not a git repository environment"))
             continue
+        mirror = mirror_of(ctx, case)
         try:
-            gold = gold_spans(case)
+            base = Checkout.from_git(mirror, source.ref) if mirror is not None else None
+            gold = gold_spans(case, base)
         except (ValueError, InvalidInput) as exc:
             export.skipped.append(_skip(item, f"no usable gold: {exc}"))
             continue
-        mirror = mirror_of(ctx, case)
-        if mirror is None:
-            export.warnings.append(f"{case.id}: no mirror of {source.git} in the cache")
-        repo_url = str(mirror) if mirror is not None else source.git
+        repo_url = _repo_url(ctx, case.id, source, mirror, export.warnings)
         submission = Submission(item.trace.answer, item.trace, mirrors=mirrors)
         export.gold.append(upstream.gold_row(case, gold, repo_url))
         export.predictions.append(
@@ -160,6 +163,30 @@ def _collect(
             own = [s for s in item.scores if s.grader == "localization" and s.status == "ok"]
             ours[case.id] = own[0] if own else grade_localization(LOCALIZATION, submission, case)
     return export, ours
+
+
+def _repo_url(
+    ctx: Context, case_id: str, source: GitSource, mirror: Path | None, warnings: list[str]
+) -> str:
+    """What the scorer clones: the scorer repository of the case's mirror
+    (:func:`~benchbook.eval.scorer_repos.scorer_repository`), else the URL with a warning."""
+    from benchbook.services.run_execution import runtime_config
+
+    if mirror is None:
+        warnings.append(f"{case_id}: no mirror of {source.git} in the cache")
+        return source.git
+    try:
+        repository = scorer_repository(
+            mirror,
+            runtime_config(ctx.settings).mirrors,
+            ctx.settings.home / "contextbench" / "repos",
+        )
+    except ScorerRepoError as exc:
+        warnings.append(f"{case_id}: {exc}")
+        return source.git
+    if not has_commit(repository, source.ref):
+        warnings.append(f"{case_id}: commit {source.ref} is not in the mirror of {source.git}")
+    return str(repository)
 
 
 def _skip(item: SavedCase, reason: str) -> SkippedCase:
@@ -270,4 +297,7 @@ def _compare(iid: str, ours: Score | None, row: dict[str, Any] | None) -> Instan
             MetricDifference.model_validate(d) for d in upstream.differences(item.ours, row or {})
         ]
         item.agree = not item.differences
+    elif ours is not None and item.upstream_error is not None:
+        # both report the same error row (no_context_extracted): they agree
+        item.agree = ours.detail.get("error") == item.upstream_error
     return item

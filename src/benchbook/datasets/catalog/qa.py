@@ -37,7 +37,7 @@ GSM8K = CatalogEntry(
             env="prompt",
             gold_fields=["answer"],
         ),
-        grader_templates=[GraderTemplate(id="numeric", config={"tolerance": 1e-6})],
+        grader_templates=[GraderTemplate(id="numeric", config={"mode": "flexible-extract"})],
     )
 )
 

@@ -3,16 +3,29 @@
 ``config``: ``mode`` = ``exact`` (default) | ``contains`` | ``normalized``; ``expected`` (text)
 overrides the case's ``expected``. Modes:
 
-- ``exact`` — the prediction equals the reference after stripping surrounding whitespace.
+- ``exact`` — the prediction equals the reference after stripping surrounding whitespace
+  (byte-exact otherwise: no case folding, no Unicode normalization).
 - ``contains`` — the stripped reference occurs in the prediction (case-sensitive).
-- ``normalized`` — both sides in Unicode NFKC, case-folded, punctuation and symbols (Unicode
-  categories ``P*``/``S*``) turned into spaces, whitespace collapsed, then compared for equality.
-  With ``config.contains = true`` the normalized reference need only occur in the normalized
-  prediction, on word boundaries.
+- ``normalized`` — SQuAD v1.1's official ``normalize_answer`` (Rajpurkar et al. 2016,
+  https://arxiv.org/abs/1606.05250; ``evaluate-v1.1.py``, the rule SQuAD, TriviaQA, Natural
+  Questions and most QA benchmarks report exact match with) applied to both sides after Unicode
+  NFC: lowercase (``str.lower``), remove every ASCII punctuation character
+  (``string.punctuation``; nothing is put in its place, so ``U.S.A.`` → ``usa``), remove the
+  whole words ``a``/``an``/``the`` (``\b(a|an|the)\b``), collapse whitespace; then compare
+  for equality. With ``config.contains = true`` the normalized reference need only occur in the
+  normalized prediction, on word boundaries. A reference that normalizes to nothing (``A``,
+  ``The``, ``?``) is ``status = error``: SQuAD's rule would match it with any answer that also
+  normalizes to nothing (OpenBMB/UltraRAG #509).
+
+Until issue 29 ``normalized`` used NFKC, case folding, all Unicode punctuation and symbols turned
+into spaces and kept articles; it now equals SQuAD's rule (``U.S.`` and ``US`` match, ``the
+cat`` and ``cat`` match, ``1/2`` and ``12`` match; ``ß`` and ``ss`` no longer do).
 """
 
 from __future__ import annotations
 
+import re
+import string
 import unicodedata
 
 from pydantic import JsonValue
@@ -24,11 +37,16 @@ from benchbook.eval.graders.verdicts import error, expected_text, verdict
 MODES = ("exact", "contains", "normalized")
 
 
+_PUNCTUATION = frozenset(string.punctuation)
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+
+
 def normalize_answer(text: str) -> str:
-    """NFKC, case-folded, punctuation/symbols as spaces, whitespace collapsed and stripped."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    kept = (" " if unicodedata.category(ch)[0] in "PS" else ch for ch in folded)
-    return " ".join("".join(kept).split())
+    """SQuAD v1.1's ``normalize_answer`` after NFC (module docstring): lower, punctuation
+    removed, articles removed, whitespace collapsed — in SQuAD's order."""
+    lowered = unicodedata.normalize("NFC", text).lower()
+    no_punctuation = "".join(ch for ch in lowered if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", no_punctuation).split())
 
 
 def answers_match(prediction: str, reference: str, mode: str, contains: bool = False) -> bool:
@@ -60,4 +78,7 @@ def grade_answer_match(spec: GraderSpec, prediction: str, case: Case) -> Score:
     if mode == "normalized":
         detail["normalized_prediction"] = normalize_answer(prediction)
         detail["normalized_expected"] = normalize_answer(reference)
+        if not detail["normalized_expected"]:
+            # SQuAD would match any answer that also normalizes to nothing ("The" == "A")
+            return error(spec, f"expected answer {reference[:80]!r} normalizes to nothing", detail)
     return verdict(spec, answers_match(prediction, reference, mode, contains), detail)

@@ -4,8 +4,12 @@ harness looked at, by :func:`benchbook.eval.localization.score_instance`.
 Inputs, all read after the harness finished:
 
 - **gold**: the case's ``gold_context`` (``[{file, start_line, end_line}]``, JSON text or
-  decoded; ``/workspace/<checkout>/`` prefixes stripped) or, without it, the files and removed
-  lines of its gold ``patch`` (a file the patch only adds to is a file-level location);
+  decoded; ``/workspace/<checkout>/`` prefixes stripped) or, without it, its gold ``patch``
+  (:func:`benchbook.datasets.gold.gold_locations`, all in base numbering and base paths): the
+  removed lines, the base line each added block follows and the whole base definition
+  enclosing the added lines (SPEC I); a renamed file by its **old** path (the one that exists
+  at the base commit); a file with no such line (a pure rename, a binary patch, an added file)
+  a file-level location;
 - **prediction**: the final answer as JSON ``{files, spans, symbols, steps}`` (the upstream
   ``pred_*`` names are accepted too), or plain text with one path a line;
 - **trajectory**: without ``steps`` in the answer, the trace's read tool calls become steps — a
@@ -33,7 +37,8 @@ from pydantic import JsonValue
 from benchbook.contracts.dataset import Case, GitSource, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.datasets.contextbench import decode_gold_context, normalize_path
-from benchbook.datasets.gold import patch_lines
+from benchbook.datasets.gold import FileGold, gold_locations, patch_lines
+from benchbook.errors import InvalidInput
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.verdicts import error, skipped
 from benchbook.eval.localization import Prediction, score_instance
@@ -47,11 +52,21 @@ SHELL_TOOLS = frozenset({"bash", "shell", "run", "execute", "terminal"})
 _SED = re.compile(r"^(\d+)(?:,(\d+))?p$")
 
 
-def gold_spans(case: Case) -> list[dict[str, Any]]:
-    """The case's gold spans (see the module docstring).
+def _file_spans(fg: FileGold) -> list[dict[str, Any]]:
+    ranges = sorted({(r.start, r.end) for r in [*fg.removed, *fg.inserted, *fg.enclosing]})
+    path = fg.path if fg.status == "added" else fg.old_path
+    if not ranges:  # a file-level location: counts at the file level only
+        return [{"file": path, "start_line": 0, "end_line": 0}]
+    return [{"file": path, "start_line": start, "end_line": end} for start, end in ranges]
+
+
+def gold_spans(case: Case, checkout: Checkout | None = None) -> list[dict[str, Any]]:
+    """The case's gold spans (see the module docstring); without ``checkout`` a patch's
+    insertions have no enclosing definition.
 
     Raises:
-        InvalidInput: ``gold_context`` or ``patch`` is malformed.
+        InvalidInput: ``gold_context`` or ``patch`` is malformed, or the patch does not fit
+            the base tree.
         ValueError: the case has neither.
     """
     meta = case.metadata
@@ -60,14 +75,8 @@ def gold_spans(case: Case) -> list[dict[str, Any]]:
         return [{**s, "file": normalize_path(s["file"])[0]} for s in spans]
     patch = meta.get("patch")
     if isinstance(patch, str) and patch.strip():
-        out: list[dict[str, Any]] = []
-        for fg in patch_lines(patch):
-            out += [
-                {"file": fg.old_path, "start_line": r.start, "end_line": r.end} for r in fg.removed
-            ]
-            if not fg.removed:  # a file-level location: counts at the file level only
-                out.append({"file": fg.path, "start_line": 0, "end_line": 0})
-        return out
+        files = gold_locations(patch, checkout.content) if checkout else patch_lines(patch)
+        return [span for fg in files for span in _file_spans(fg)]
     raise ValueError("the case has no gold_context and no patch to localize against")
 
 
@@ -186,11 +195,13 @@ def grade_localization(spec: GraderSpec, submission: Submission, case: Case) -> 
             spec, "localization needs the case's checkout at the base commit (workspace or mirror)"
         )
     try:
-        gold = gold_spans(case)
-    except ValueError as exc:
-        return error(spec, str(exc))
-    result = score_instance(gold, submitted_prediction(submission), checkout)
+        gold = gold_spans(case, checkout)
+        result = score_instance(gold, submitted_prediction(submission), checkout)
+    except (ValueError, InvalidInput) as exc:
+        return error(spec, f"case {case.id}: {exc}")
     detail: dict[str, JsonValue] = orjson.loads(orjson.dumps(result))
+    if "error" in result:  # upstream's error row: out of the aggregates, the score says why
+        return skipped(spec, f"{result['error']}: {result['reason']}", detail)
     return Score(
         grader=spec.id,
         metric=spec.id,

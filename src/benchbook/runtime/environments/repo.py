@@ -40,7 +40,8 @@ class RepoError(Exception):
 
 
 def mirror_path(mirrors: Path, url: str) -> Path:
-    """``<mirrors>/<host>/<owner>/<repo>.git`` for an http(s) git URL.
+    """``<mirrors>/<host>/<owner>/<repo>.git`` for an http(s) git URL; on GitHub an existing
+    mirror of another spelling of ``owner/repo`` is that repository's mirror.
 
     Raises:
         RepoError: the URL has no host or no repository path, or a path step is ``.``/``..``.
@@ -51,7 +52,28 @@ def mirror_path(mirrors: Path, url: str) -> Path:
         raise RepoError(f"cannot mirror {url!r}: not a repository URL")
     host = parts.hostname + (f"_{parts.port}" if parts.port else "")
     name = steps[-1].removesuffix(".git") + ".git"
-    return mirrors.joinpath(host, *steps[:-1], name)
+    path = mirrors.joinpath(host, *steps[:-1], name)
+    if host in CASE_INSENSITIVE_HOSTS and not path.exists():
+        return _existing_spelling(mirrors / host, [*steps[:-1], name]) or path
+    return path
+
+
+CASE_INSENSITIVE_HOSTS = frozenset({"github.com"})
+"""Hosts whose ``owner/name`` are case-insensitive: ``FasterXML/jackson-core`` and
+``fasterxml/jackson-core`` are one repository, so they share one mirror."""
+
+
+def _existing_spelling(root: Path, steps: list[str]) -> Path | None:
+    """The existing path under ``root`` whose steps equal ``steps`` case-insensitively."""
+    current = root
+    for step in steps:
+        if not current.is_dir():
+            return None
+        match = next((c for c in current.iterdir() if c.name.lower() == step.lower()), None)
+        if match is None:
+            return None
+        current = match
+    return current
 
 
 # asyncio locks belong to one event loop, so they are kept per loop (tests run several loops).

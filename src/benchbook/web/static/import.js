@@ -155,7 +155,7 @@
   }
 
   const GRADERS = {
-    numeric: { id: "numeric", config: { tolerance: 1e-6 } },
+    numeric: { id: "numeric", config: { mode: "flexible-extract" } },
     exact: { id: "answer-match", config: { mode: "exact" } },
     normalized: { id: "answer-match", config: { mode: "normalized" } },
     contains: { id: "answer-match", config: { mode: "contains" } },
