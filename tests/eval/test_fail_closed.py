@@ -112,3 +112,11 @@ def test_resume_over_http_takes_a_new_budget_and_records_it(
     done = run_execution.execute_run(rctx, run.id)
     assert (done.status, done.counts.done, done.counts.not_run) == ("budget_exhausted", 3, 1)
     assert done.spent_usd == 3.0
+
+
+def test_every_grader_id_has_one_config_schema() -> None:
+    """The plan checks and the OpenAPI rules cover exactly the graders this installation runs."""
+    from benchbook.contracts.dataset import GRADER_IDS
+    from benchbook.contracts.graders import GRADER_CONFIGS
+
+    assert set(GRADER_CONFIGS) == set(GRADER_IDS)

@@ -70,9 +70,11 @@ class AnswerMatchConfig(BaseModel):
 
 
 class NumericConfig(BaseModel):
-    """``numeric`` (GSM8K): ``tolerance``, ``expected``."""
+    """``numeric`` (GSM8K, MATH): ``mode`` (how the answer is extracted), ``tolerance``,
+    ``expected``."""
 
     model_config = _CLOSED
+    mode: JsonValue = None
     tolerance: JsonValue = None
     expected: JsonValue = None
 
