@@ -6,8 +6,11 @@ a real ``benchbook serve`` is started on it, and two child processes read every 
 
 - **baseline**: bare httpx streaming ``GET …/cases.jsonl`` (the export route), counting lines —
   no parsing, no validation: the least a reader can do;
-- **client**: ``Client().cases(ref)`` — keyset pages of ``--page-size`` cases, each validated
-  into the ``Case`` contract, nothing kept.
+- **parsed** (a floor): the same stream, each line parsed with ``orjson.loads`` — the least a
+  reader that hands out parsed cases can do;
+- **client**: ``Client().cases(ref)`` — the same export streamed (issue 32; keyset pages of
+  ``--page-size`` cases before it), each line validated into the ``Case`` contract, nothing
+  kept.
 
 Each child reports its wall time (first request to last case) and its own peak RSS (``VmHWM``).
 Exits non-zero when the client's peak RSS reaches 150 MB (the issue's bound).
@@ -63,7 +66,26 @@ def read_raw(url: str, ref: str, _page_size: int) -> dict[str, Any]:
     return {"cases": n, "seconds": time.perf_counter() - started}
 
 
-READERS = {"client": read_with_client, "baseline": read_raw}
+def read_parsed(url: str, ref: str, _page_size: int) -> dict[str, Any]:
+    """Stream the JSONL export with bare httpx, parsing each whole line with orjson."""
+    import httpx
+
+    dataset_id, _, version = ref.partition("@")
+    path = f"/api/datasets/{dataset_id}/versions/{version}/cases.jsonl"
+    started = time.perf_counter()
+    n, rest = 0, b""
+    headers = {"authorization": f"Bearer {os.environ['BENCHBOOK_API_KEY']}"}
+    with httpx.stream("GET", url + path, headers=headers, timeout=600) as response:
+        response.raise_for_status()
+        for chunk in response.iter_bytes():
+            *lines, rest = (rest + chunk).split(b"\n")
+            for line in lines:
+                orjson.loads(line)
+                n += 1
+    return {"cases": n, "seconds": time.perf_counter() - started}
+
+
+READERS = {"client": read_with_client, "baseline": read_raw, "parsed": read_parsed}
 
 
 def api_key(url: str) -> str:
@@ -149,6 +171,7 @@ def main(argv: list[str]) -> int:
                 try:
                     ref = f"{DATASET}@1.0.0"
                     raw = child("baseline", base, ref, args.page_size, key)
+                    parsed = child("parsed", base, ref, args.page_size, key)
                     mine = child("client", base, ref, args.page_size, key)
                 finally:
                     proc.terminate()
@@ -158,12 +181,15 @@ def main(argv: list[str]) -> int:
                 f"{backend}: {args.cases:,} cases, page size {args.page_size}\n"
                 f"  baseline (httpx JSONL stream): {raw['seconds']:.2f} s, "
                 f"peak {raw['peak_mb']:.0f} MB\n"
+                f"  parsed (httpx + orjson per line, floor): {parsed['seconds']:.2f} s "
+                f"({parsed['seconds'] / raw['seconds']:.1f}x time)\n"
                 f"  Client.cases (validated Case): {mine['seconds']:.2f} s, "
                 f"peak {mine['peak_mb']:.0f} MB "
                 f"({mine['seconds'] / raw['seconds']:.1f}x time, "
                 f"{mine['peak_mb'] / raw['peak_mb']:.2f}x memory)"
             )
             over = over or mine["peak_mb"] >= PEAK_LIMIT_MB
+    print(f"load average {os.getloadavg()}")
     if over:
         print(f"FAIL: the client's peak RSS reached {PEAK_LIMIT_MB:.0f} MB")
     return 1 if over else 0

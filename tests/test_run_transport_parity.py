@@ -3,7 +3,8 @@ D, H): credential (membership role × API-key scope, plus an outsider from anoth
 operation × target (the actor's own workspace, another workspace), once over HTTP
 (``TestClient`` with Bearer keys) and once over MCP (the SDK's client against a real uvicorn),
 asserting identical outcomes — HTTP status ↔ ``isError`` code and the same message — and the
-outcomes SPEC C and H ask for: ``harnesses:write`` admin only, ``runs:write`` member+,
+outcomes SPEC C and H ask for: ``harnesses:write`` admin only, ``runs:write`` member+ (and
+cancel, resume, retry and scorecard tags on another user's run admin only),
 ``runs:read`` viewer+, a key never above its scope, and another workspace's run is 404 (never
 403) once the action gate is passed.
 
@@ -13,10 +14,13 @@ so both walks start from the same state.
 
 from __future__ import annotations
 
+import tempfile
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,6 +36,7 @@ from benchbook.services.keys import create_api_key, effective_role
 from benchbook.settings import Settings
 from tests.eval.test_runs import arithmetic
 from tests.mcp.live import McpSession, live_server, mcp_http, outcome
+from tests.services.interop_logs import inspect_log
 
 OK, FORBIDDEN, NOT_FOUND = "ok", "forbidden", "not_found"
 STATUS_CODES = {400: "invalid_input", 401: "unauthenticated", 403: "forbidden", 404: "not_found"}
@@ -118,18 +123,22 @@ def make_stage(ctx: Context, role: str, scope: str) -> Stage:
 # cancel.
 HARNESS_OPS = ("register_harness", "list_harnesses", "get_harness", "delete_harness_version")
 RUN_READS = ("get_run", "list_run_results", "get_run_trace", "list_scorecards", "get_scorecard")
-RUN_READS += ("compare_scorecards",)
+RUN_READS += ("compare_scorecards", "get_leaderboard", "export_run", "list_flaky_cases")
 RUN_WRITES = ("set_scorecard_tags", "rescore_run", "retry_run", "resume_run", "cancel_run")
-OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", "report_run", *RUN_WRITES)
+OPS = (*HARNESS_OPS, "list_runs", *RUN_READS, "start_run", "report_run", "import_inspect_run")
+OPS += RUN_WRITES
 CELLS: tuple[Cell, ...] = tuple(
     (op, target)
     for op in OPS
     for target in (("own",) if op == "register_harness" else ("own", "foreign"))
 )
 GATES = {"register_harness": "admin", "delete_harness_version": "admin", "start_run": "member"}
-GATES |= {"report_run": "member"}
+GATES |= {"report_run": "member", "import_inspect_run": "member"}
 GATES |= dict.fromkeys(RUN_WRITES, "member")
 RANK = {"viewer": 0, "member": 1, "admin": 2}
+OWNED = ("set_scorecard_tags", "retry_run", "resume_run", "cancel_run")
+"""Writes on a run that only its starter or an admin may make (issue 27): the stage's runs are
+the local admin's, so below admin these are 403 after the load (404 for another workspace's)."""
 
 
 def expected(role: str, scope: str) -> dict[Cell, str]:
@@ -139,7 +148,7 @@ def expected(role: str, scope: str) -> dict[Cell, str]:
     table = {}
     for op, target in CELLS:
         gate = GATES.get(op, "viewer")
-        if RANK[acting] < RANK[gate]:
+        if RANK[acting] < RANK[gate] or (op in OWNED and target == "own" and acting != "admin"):
             table[op, target] = FORBIDDEN
         else:
             table[op, target] = OK if target == "own" else NOT_FOUND
@@ -167,6 +176,8 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         "list_run_results": ("GET", "/results", None, {}),
         "get_run_trace": ("GET", "/traces/c0", None, {"case_id": "c0"}),
         "list_scorecards": ("GET", "/scorecards", None, {}),
+        "export_run": ("GET", "/export", None, {}),
+        "list_flaky_cases": ("GET", "/flaky", None, {}),
         "rescore_run": ("POST", "/rescore", {"graders": [{"id": "numeric"}]}, {}),
         "retry_run": ("POST", "/retry", None, {}),
         "resume_run": ("POST", "/resume", None, {}),
@@ -181,6 +192,9 @@ def _call(stage: Stage, op: str, target: str) -> Call:
     if op == "compare_scorecards":
         path = f"/api/scorecards/compare?baseline={card}&candidate={card}"
         return Call("GET", path, None, op, {"baseline": card, "candidate": card})
+    if op == "get_leaderboard":  # a read of the dataset's board: another workspace's is 404
+        path = f"/api/datasets/{label}-data/leaderboard"
+        return Call("GET", path, None, op, {"dataset_id": f"{label}-data"})
     if op == "set_scorecard_tags":
         body = {"tags": ["baseline"]}
         return Call("PUT", f"/api/scorecards/{card}/tags", body, op, {"scorecard_id": card, **body})
@@ -191,6 +205,9 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         results = [{"case_id": "c0", "answer": "1"}]
         request = {"dataset": f"{label}-data", "harness": "ext@1.0.0", "results": results}
         return Call("POST", "/api/runs/report", request, op, {"request": request})
+    if op == "import_inspect_run":  # a real Inspect log of c0 and c1, inline (issue 31)
+        request = {"dataset": f"{label}-data", "text": inspect_text()}
+        return Call("POST", "/api/runs/import/inspect", request, op, {"request": request})
     if op == "register_harness":
         body = command_harness("fresh")
         return Call("POST", "/api/harnesses", body, op, {"harness": body})
@@ -201,6 +218,14 @@ def _call(stage: Stage, op: str, target: str) -> Call:
         args = {"harness_id": old, "version": "1.0.0"}
         return Call("DELETE", f"/api/harnesses/{old}/versions/1.0.0", None, op, args)
     raise AssertionError(op)
+
+
+@cache
+def inspect_text() -> str:
+    """An Inspect AI ``.json`` log (mockllm) of the stage datasets' cases c0 and c1."""
+    folder = Path(tempfile.mkdtemp(prefix="parity-inspect-"))
+    path, _ = inspect_log(list(arithmetic("data", n=2).cases), folder, "data", log_format="json")
+    return path.read_text()
 
 
 def _listed(wanted: str, found: list[str]) -> Outcome:
@@ -298,6 +323,7 @@ def test_every_role_and_key_scope_gets_the_same_run_and_harness_outcomes_over_ht
     was set), and an admin of another workspace. The MCP walks run concurrently (each on its
     own stage): they wait on the network, not on each other."""
     stages = {cred: (make_stage(ctx, *cred), make_stage(ctx, *cred)) for cred in CREDENTIALS}
+    inspect_text()  # Inspect runs one eval at a time: the log is made before the walks
     with ThreadPoolExecutor(max_workers=len(stages)) as pool:
         pending = {cred: pool.submit(_mcp_walk_at, server_url, s[1]) for cred, s in stages.items()}
         over_http = {cred: _normalized(http_walk(http, s[0]), s[0]) for cred, s in stages.items()}
@@ -318,15 +344,16 @@ def test_every_role_and_key_scope_gets_the_same_run_and_harness_outcomes_over_ht
     assert wrong == {}, "(got, expected)"
     # the writes that answered "ok" happened, and only in the actor's own workspace
     for (role, scope), pair in stages.items():
-        writer = RANK[effective_role(scope, "admin" if role == "outsider" else role)] >= 1
+        acting = RANK[effective_role(scope, "admin" if role == "outsider" else role)]
+        writer, manager = acting >= 1, acting == 2
         for stage in pair:
             home = accounts.in_workspace(ctx, stage.ws[stage.home])
             away = accounts.in_workspace(ctx, stage.ws[stage.away()])
             mine, theirs = stage.run[stage.home], stage.run[stage.away()]
-            assert runs.get_run(home, mine).status == ("cancelled" if writer else "finished")
+            assert runs.get_run(home, mine).status == ("cancelled" if manager else "finished")
             assert len(scorecards.list_scorecards(home, mine)) == (2 if writer else 1)
             own_card = scorecards.get_scorecard(home, stage.card[stage.home])
-            assert own_card.tags == (["baseline"] if writer else [])
+            assert own_card.tags == (["baseline"] if manager else [])
             assert runs.get_run(away, theirs).status == "finished"
             assert len(scorecards.list_scorecards(away, theirs)) == 1
             assert scorecards.get_scorecard(away, stage.card[stage.away()]).tags == []

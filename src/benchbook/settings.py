@@ -7,11 +7,13 @@ their conventional names.
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
+from typing import Annotated
 
-from pydantic import AliasChoices, Field, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -27,11 +29,21 @@ class Settings(BaseSettings):
         max_record_bytes, max_document_bytes, max_decompressed_bytes: bounds on one JSONL/CSV
             line, a JSON document (or gzip Parquet file) read whole, and a gzip file's
             decompressed content; past one a source read is 413 (``datasets/sources/limits.py``).
+        import_max_rows, import_max_bytes: the most cases, and bytes of case bodies (canonical
+            JSON), one import may store (5,000,000 and 4 GiB); past either the import stops
+            with 413 naming the setting and the line, and stores nothing.
         max_page_bytes: bound on the case bodies of one page of ``get_dataset`` (characters;
             a page always holds at least one case).
         login_failures_per_account, login_failures_per_address: failed logins allowed per
             account (email) and per client address within ``login_window_s`` seconds; past
             either, logins answer 429 with ``Retry-After`` until the window moves on.
+        login_failures_per_device: failed logins allowed within the window from a device
+            that logged in as that account before (its device cookie); such a device is not
+            locked out by the account's failures from elsewhere (docs/accounts.md).
+        trusted_proxies: the peers (IP addresses or CIDR networks, comma-separated in
+            ``BENCHBOOK_TRUSTED_PROXIES``) whose ``X-Forwarded-For``/``X-Forwarded-Proto``
+            ``benchbook serve`` believes; empty (the default), none is believed, loopback
+            included, and the client address is the peer's.
         hf_endpoint: Hugging Face Hub base URL (``HF_ENDPOINT``).
         hf_viewer_endpoint: dataset-viewer base URL.
         hf_token: token from the environment, the last fallback after user and workspace secrets.
@@ -62,6 +74,21 @@ class Settings(BaseSettings):
         sqlite_busy_timeout_s: how long an SQLite write waits for another writer (a long
             import) before it is refused as 503 ``unavailable`` with ``Retry-After``; reads
             never wait (WAL).
+        sandbox: run every case process (harness, grader, setup line, browser) inside
+            bubblewrap (default on). ``BENCHBOOK_SANDBOX=off`` is for a single-user install only:
+            refused when the installation has more than one user or workspace
+            (``docs/security.md``).
+        bwrap: the bubblewrap binary (Debian's ``bubblewrap`` package).
+        sandbox_cpu_s, sandbox_memory_mb, sandbox_processes, sandbox_file_size_mb: default
+            limits of a sandboxed process tree — CPU seconds, address space (MiB), processes
+            and threads, largest file written (MiB); ``0`` = unlimited. A case's
+            ``resources`` may only lower the first two.
+        sandbox_ro_paths: extra paths every sandbox sees read-only (toolchains outside
+            ``/usr``); never ``home`` or anything holding it.
+        browser_allowed_hosts: the hosts browser cases may open, each ``host`` or
+            ``host:port``; a name must resolve to public addresses only, while a loopback,
+            link-local or private address is allowed only when listed as that IP literal
+            (``127.0.0.1:8080``). Empty (default): only ``about:``/``data:`` pages.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -76,11 +103,15 @@ class Settings(BaseSettings):
     max_upload_files: int = 10_000
     max_record_bytes: int = 64 << 20
     max_page_bytes: int = 16 << 20
+    import_max_rows: int = Field(default=5_000_000, gt=0)
+    import_max_bytes: int = Field(default=4 << 30, gt=0)
     max_document_bytes: int = 256 << 20
     max_decompressed_bytes: int = 8 << 30
     login_failures_per_account: int = 5
     login_failures_per_address: int = 20
+    login_failures_per_device: int = 5
     login_window_s: int = 300
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     sqlite_busy_timeout_s: float = Field(default=30.0, gt=0)
     hf_endpoint: str = Field(
         default="https://huggingface.co",
@@ -102,6 +133,30 @@ class Settings(BaseSettings):
     worker_host: str | None = Field(default=None, pattern=r"^[^:\s]{1,40}$")
     contextbench_scorer_cmd: str | None = None
     swebench_python: str | None = None
+    sandbox: bool = True
+    bwrap: str = "/usr/bin/bwrap"
+    sandbox_cpu_s: int = Field(default=3600, ge=0)
+    sandbox_memory_mb: int = Field(default=8192, ge=0)
+    sandbox_processes: int = Field(default=1024, ge=0)
+    sandbox_file_size_mb: int = Field(default=1024, ge=0)
+    sandbox_ro_paths: list[Path] = Field(default_factory=list)
+    browser_allowed_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _proxy_networks(cls, value: object) -> object:
+        items = value.split(",") if isinstance(value, str) else value
+        if not isinstance(items, list):
+            return value
+        cleaned = [str(item).strip() for item in items if str(item).strip()]
+        for item in cleaned:
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError as exc:
+                raise ValueError(
+                    f"BENCHBOOK_TRUSTED_PROXIES: {item!r} is not an IP address or network"
+                ) from exc
+        return cleaned
 
     @model_validator(mode="after")
     def _renew_within_lease(self) -> Settings:

@@ -60,6 +60,24 @@ def test_an_http_export_is_the_canonical_bodies_byte_for_byte(server: str, ctx: 
         assert b"".join(svc.export_dataset(ctx, "big", dataset.version)) == expected
 
 
+def test_an_export_after_a_position_resumes_there_and_a_bad_cursor_is_refused(
+    server: str, ctx: Context
+) -> None:
+    # The reversed order: positions run against the stored body ids, so "after" is positional.
+    dataset = _dataset("2.0.0", list(reversed(range(N_CASES))))
+    svc.register_dataset(ctx, dataset)
+    lines = [case_body(c) + b"\n" for c in dataset.cases]
+    with httpx.Client(base_url=server, timeout=60) as http:
+        path = "/api/datasets/big/versions/2.0.0/cases.jsonl"
+        for after, rest in ((0, lines[1:]), (N_CASES - 2, lines[-1:]), (N_CASES - 1, [])):
+            got = http.get(path, params={"after": after})
+            assert got.status_code == 200 and got.content == b"".join(rest), after
+        assert http.get(path, params={"after": -1}).status_code in (400, 422)
+        assert http.get(path, params={"after": 2**63}).status_code in (400, 422)
+    chunks = svc.export_dataset_chunks(ctx, "big", "2.0.0", 4096, after=N_CASES - 3)
+    assert b"".join(chunks) == b"".join(lines[-2:])
+
+
 def test_a_client_that_leaves_mid_export_gives_its_connection_back(
     server: str, ctx: Context, engine: Engine
 ) -> None:

@@ -102,3 +102,26 @@ def test_an_external_harness_cannot_be_started_and_viewers_cannot_report(
 
     with pytest.raises(Forbidden):
         live.client(key).runs.report("arith@1.0.0", "my-agent@1.2.0", [{"case_id": "a"}])
+
+
+def test_the_client_reads_a_leaderboard_and_exports_a_run(bb: Client, tmp_path: Path) -> None:
+    """``client.runs.leaderboard`` and ``client.runs.export`` (issue 30) against the server."""
+    cheap = bb.runs.report("arith@1.1.0", harness="lb-cheap@1.0.0", results=reported_rows())
+    board = bb.runs.leaderboard("arith@1.1.0", select="all")
+    rows = [r for g in board.groups for r in g.rows]
+    assert board.dataset == "arith@1.1.0" and cheap.id in {r.run_id for r in rows}
+    with pytest.raises(InvalidInput):
+        bb.runs.leaderboard("arith@1.1.0", select="worst")
+    with pytest.raises(NotFound):
+        bb.runs.leaderboard("no-such-dataset")
+    out = tmp_path / "run.jsonl"
+    assert bb.runs.export(cheap.id, out) == 6
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["case_id"] for r in lines] == list(ANSWERS)
+    assert [r["case_id"] for r in lines] == [r.case_id for r in bb.runs.results(cheap.id)]
+    assert bb.runs.export(cheap.id, tmp_path / "run.csv", format="csv") == 7  # header + 6
+    with pytest.raises(NotFound):
+        bb.runs.export("run_0000000000000000", tmp_path / "none.jsonl")
+    history = list(bb.runs.case_history("arith", "a"))
+    assert cheap.id in {h.run_id for h in history} and history[0].run_id == cheap.id
+    assert bb.runs.flaky(cheap.id) == []

@@ -17,7 +17,7 @@ import pytest
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.runtime.environments import repo as repo_env
 from benchbook.services import harnesses, imports, mirrors, run_execution, run_results, runs
-from benchbook.services.context import Context
+from benchbook.services.context import Context, local_admin_context
 from tests.eval.test_acceptance_gold import DUMP_SCRIPT, MARKER
 from tests.eval.test_runs import rctx  # noqa: F401 (fixture)
 
@@ -49,6 +49,9 @@ def test_a_mirrored_swe_bench_case_runs_offline_with_its_audit_and_without_gold(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # The dump is written outside the workdir, which only an unsandboxed single-user install
+    # allows; what the harness receives is the same (the sandbox: tests/runtime/test_sandbox.py).
+    rctx = local_admin_context(rctx.engine, rctx.settings.model_copy(update={"sandbox": False}))
     (bundle,) = (shared_data / "contextbench" / "repos").glob("tokio-rs__tracing@*.bundle")
     seeded = mirrors.add_mirror(rctx, "tokio-rs/tracing", str(bundle))
     assert seeded.created and seeded.mirror.commits == 1

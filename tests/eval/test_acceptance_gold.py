@@ -4,7 +4,9 @@ A marker is planted in every gold field of a case — ``expected``, each milesto
 key declared in ``gold_fields`` and the case's own grader config — and searched for in
 everything each kind of harness received: a ``command`` harness dumps its argv, stdin,
 environment and every file it can find; the OpenAI server keeps every request body; a
-``python`` harness returns its whole input. The task and a non-gold metadata key must be found
+``python`` harness returns its whole input; an ``agent`` harness's scripted model probes its
+sandbox with bash, python and the file tools, and every request body — tool results included —
+is searched. The task and a non-gold metadata key must be found
 in the same places, which proves the search looks where the gold would be.
 """
 
@@ -18,9 +20,9 @@ from typing import Any
 from benchbook.contracts import Dataset
 from benchbook.services import datasets as ds
 from benchbook.services import harnesses, run_execution, run_results, runs
-from benchbook.services.context import Context
+from benchbook.services.context import Context, local_admin_context
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
-from tests.openaiserver import OpenAIServer
+from tests.openaiserver import OpenAIServer, parallel, script, tool_call
 
 MARKER = "GOLD-7f3a"
 TASK = "Name the capital of Freedonia in one word."
@@ -116,6 +118,9 @@ def test_a_command_harness_receives_no_gold_in_argv_stdin_environment_or_files(
     rctx: Context,  # noqa: F811
     tmp_path: Path,
 ) -> None:
+    # The dump is written outside the workdir, which only an unsandboxed single-user install
+    # allows; what the harness receives is the same (the sandbox: tests/runtime/test_sandbox.py).
+    rctx = local_admin_context(rctx.engine, rctx.settings.model_copy(update={"sandbox": False}))
     ds.register_dataset(rctx, planted())
     script = tmp_path / "dump_everything.py"
     script.write_text(DUMP_SCRIPT)
@@ -179,3 +184,44 @@ def test_a_python_harness_gets_no_gold_but_the_non_gold_metadata(
     seen = json.loads(answer)
     assert (seen["case_id"], seen["task"], seen["metadata"]) == ("marked", TASK, {"topic": VISIBLE})
     assert MARKER not in run_results.get_run_trace(rctx, run.id, "marked").model_dump_json()
+
+
+def test_no_request_or_tool_call_of_an_agent_harness_holds_gold(
+    rctx: Context,  # noqa: F811
+    openai_server: OpenAIServer,
+) -> None:
+    ds.register_dataset(rctx, planted())
+    probe = (
+        "env; pwd; ls -laR \"$HOME\" /tmp; cat /proc/self/cmdline | tr '\\0' ' ';"
+        " find / -xdev -newer /etc/hostname -type f 2>/dev/null | grep -v '^/proc' | head -200"
+        " | xargs -r grep -l . 2>/dev/null | head -50 | xargs -r cat 2>/dev/null"
+    )
+    openai_server.reply = script(
+        [
+            parallel(
+                tool_call("bash", command=probe),
+                tool_call("python", code="import os, sys; print(dict(os.environ), sys.argv)"),
+                tool_call("list_dir", path="."),
+            ),
+            tool_call("submit", answer="Fredonia"),
+        ]
+    )
+    body = {
+        "id": "probe-agent",
+        "version": "1.0.0",
+        "kind": "agent",
+        "config": {"base_url": openai_server.url, "model": "gpt-4o-mini", "max_steps": 4},
+    }
+    harnesses.register_harness(rctx, harnesses.parse_harness(body))
+    run = run_all(rctx, "probe-agent@1.0.0")
+
+    sent = [json.dumps(body, ensure_ascii=False) for body in openai_server.requests]
+    assert len(sent) == 4  # two cases, two steps each
+    assert not [s for s in sent if MARKER in s]
+    assert MARKER not in json.dumps(openai_server.request_headers)
+    assert any(TASK in s for s in sent)
+    trace = run_results.get_run_trace(rctx, run.id, "marked")
+    bash, python, listed, _ = trace.tool_calls
+    assert listed["ok"] is True
+    assert "HOME=" in str(bash["result"]) and "exit code 0" in str(python["result"])
+    assert MARKER not in trace.model_dump_json()

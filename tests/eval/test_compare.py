@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 import pytest
@@ -17,6 +18,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from benchbook.contracts.comparison import Outcome
 from benchbook.contracts.run import RunPlan
 from benchbook.contracts.scorecard import MetricSummary, Scorecard
+from benchbook.eval import compare as compare_module
 from benchbook.eval.compare import (
     compare_outcomes,
     gate,
@@ -63,7 +65,11 @@ def table_pair(n: int, fixed: int, regressed: int, both: int) -> tuple[Side, Sid
 
 
 @pytest.mark.parametrize(
-    "fixed, regressed", [(0, 0), (1, 0), (0, 7), (40, 10), (12, 10), (3, 25), (500, 480)]
+    "fixed, regressed",
+    [
+        *[(0, 0), (1, 0), (0, 7), (40, 10), (12, 10), (3, 25), (500, 480), (10, 10)],
+        *[(20_000, 19_700), (49_990, 50_010), (30_000, 31_000), (0, 1200), (61_000, 1)],
+    ],
 )
 def test_the_mcnemar_p_value_equals_statsmodels_exact_mcnemar(fixed: int, regressed: int) -> None:
     table = [[100, regressed], [fixed, 50]]  # rows: baseline pass/fail; cols: candidate pass/fail
@@ -245,3 +251,26 @@ def test_the_verdict_line_names_the_points_interval_p_value_and_verdict() -> Non
     )
     empty = verdict_line(compare_outcomes(card("a"), card("b"), [], []))
     assert empty == "no paired cases: nothing to compare"
+
+
+@pytest.mark.parametrize(
+    "base, cand",
+    [
+        # the same keys in the same order: the zipped pairing
+        ([("a", 0, "passed"), ("b", 0, None), ("c", 0, "error")],
+         [("a", 0, "failed"), ("b", 0, None), ("c", 0, "passed")]),
+        ([("a", 0, "passed"), ("a", 1, "failed"), ("b", 0, None)],
+         [("a", 0, "passed"), ("a", 1, "passed"), ("b", 0, "failed")]),
+        # keys that differ, repeat or are missing: the general pairing
+        ([("a", 0, "passed"), ("b", 0, "failed")], [("b", 0, "passed"), ("a", 0, "failed")]),
+        ([("a", 0, "passed"), ("a", 0, "failed")], [("a", 0, "passed"), ("a", 0, "passed")]),
+        ([("a", 0, "passed"), ("b", 0, "passed")], [("a", 0, "passed")]),
+    ],
+)  # fmt: skip
+def test_lists_of_outcomes_pair_as_the_general_pairing_does(
+    base: list[tuple[str, int, Any]], cand: list[tuple[str, int, Any]]
+) -> None:
+    zipped = compare_module._pair(base, cand)
+    general = compare_module._pair(iter(base), iter(cand))
+    assert zipped.cases == general.cases and zipped.counts == general.counts
+    assert (zipped.duplicates, zipped.repeats) == (general.duplicates, general.repeats)

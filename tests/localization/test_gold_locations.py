@@ -60,3 +60,12 @@ def test_the_cli_shows_a_cases_gold_with_its_changed_definitions(
     assert "xarray/core/weighted.py (modified)" in result.stdout
     assert "modified xarray/core/weighted.py:Weighted._sum_of_weights" in result.stdout
     assert "scored spans (base):" in result.stdout
+
+
+@pytest.mark.parametrize("blank", ["", " \n\t"])
+def test_a_blank_patch_is_invalid_input_not_a_server_error(
+    cb_run: ContextBenchRun, blank: str
+) -> None:
+    # Was a ValueError from gold_spans (a 500 over HTTP, found by schemathesis).
+    with pytest.raises(InvalidInput, match="patch: empty"):
+        derive_gold_locations(cb_run.ctx, patch=blank)

@@ -26,7 +26,44 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 ReplyFn = Callable[[dict[str, Any]], Any]
-"""``(request_json) -> reply``: text, or a dict/list sent as its JSON text."""
+"""``(request_json) -> reply``: text, a dict/list sent as its JSON text, or a
+:class:`ToolCalls` (an assistant message calling tools)."""
+
+
+@dataclass(frozen=True)
+class ToolCalls:
+    """A scripted assistant reply that calls tools (``finish_reason: tool_calls``).
+
+    ``calls`` holds ``(name, arguments)``: a dict sent as its JSON text, or a string sent as
+    is (malformed arguments on purpose). ``content`` is the message's optional text.
+    """
+
+    calls: tuple[tuple[str, Any], ...]
+    content: str | None = None
+
+
+def tool_call(name: str, arguments: Any = None, /, **kwargs: Any) -> ToolCalls:
+    """One tool call: ``tool_call("bash", command="ls")`` or ``tool_call("bash", "{bad")``."""
+    return ToolCalls(((name, kwargs if arguments is None else arguments),))
+
+
+def parallel(*replies: ToolCalls, content: str | None = None) -> ToolCalls:
+    """Several tool calls in one assistant message (parallel tool calls)."""
+    return ToolCalls(tuple(c for r in replies for c in r.calls), content)
+
+
+def script(steps: Sequence[Any], after: Any = None) -> ReplyFn:
+    """Reply with ``steps[i]`` to a request whose conversation holds ``i`` assistant messages,
+    so each case of a run (each conversation) walks the script from its start; past the end,
+    ``after`` (default: the last step again). A step may be ``(request_json) -> reply``."""
+
+    def reply(body: dict[str, Any]) -> Any:
+        done = sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+        step = steps[done] if done < len(steps) else (steps[-1] if after is None else after)
+        return step(body) if callable(step) else step
+
+    return reply
+
 
 DEFAULT_REPLY = "OK"
 
@@ -230,36 +267,68 @@ class OpenAIServer:
         return 200, self._completion(body, answer), {}
 
     def _completion(self, body: dict[str, Any], answer: Any) -> dict[str, Any]:
+        prompt_tokens = sum(count_tokens(message_text(m)) for m in body["messages"])
+        with self._lock:
+            self._ids += 1
+            number = self._ids
+        if isinstance(answer, ToolCalls):
+            message, completion_tokens = _tool_message(answer, number)
+            return _chat_completion(
+                body, number, message, "tool_calls", prompt_tokens, completion_tokens
+            )
         text = answer if isinstance(answer, str) else json.dumps(answer)
         finish_reason = "stop"
         cap = body.get("max_completion_tokens") or body.get("max_tokens")
         if isinstance(cap, int) and count_tokens(text) > cap:
             text, finish_reason = " ".join(text.split()[:cap]), "length"
-        prompt_tokens = sum(count_tokens(message_text(m)) for m in body["messages"])
         completion_tokens = count_tokens(text)
-        with self._lock:
-            self._ids += 1
-            number = self._ids
-        return {
-            "id": f"chatcmpl-test{number:08d}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": body["model"],
-            "system_fingerprint": "fp_benchbook_tests",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text, "refusal": None},
-                    "logprobs": None,
-                    "finish_reason": finish_reason,
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
-                "total_tokens": prompt_tokens + completion_tokens,
-            },
-        }
+        message = {"role": "assistant", "content": text, "refusal": None}
+        return _chat_completion(
+            body, number, message, finish_reason, prompt_tokens, completion_tokens
+        )
+
+
+def _tool_message(reply: ToolCalls, number: int) -> tuple[dict[str, Any], int]:
+    """The assistant message of a :class:`ToolCalls` reply and its token count."""
+    calls = []
+    tokens = count_tokens(reply.content or "")
+    for i, (name, arguments) in enumerate(reply.calls):
+        text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+        tokens += count_tokens(text) + 1
+        calls.append(
+            {
+                "id": f"call_{number:06d}_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": text},
+            }
+        )
+    message = {"role": "assistant", "content": reply.content, "refusal": None, "tool_calls": calls}
+    return message, tokens
+
+
+def _chat_completion(
+    body: dict[str, Any],
+    number: int,
+    message: dict[str, Any],
+    finish_reason: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+) -> dict[str, Any]:
+    return {
+        "id": f"chatcmpl-test{number:08d}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body["model"],
+        "system_fingerprint": "fp_benchbook_tests",
+        "choices": [
+            {"index": 0, "message": message, "logprobs": None, "finish_reason": finish_reason}
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
 
 
 def _failure_reply(failure: Failure) -> tuple[int, Any, dict[str, str]]:
@@ -292,6 +361,9 @@ def _validate(body: dict[str, Any], reject_response_format: bool) -> tuple[int, 
             return _error(
                 400, f"messages[{i}] has no valid role", "invalid_request_error", f"messages[{i}]"
             )
+    problem = _check_tool_messages(messages)
+    if problem is not None:
+        return _error(400, problem, "invalid_request_error", "messages")
     fmt = body.get("response_format")
     if fmt is None:
         return None
@@ -310,6 +382,29 @@ def _validate(body: dict[str, Any], reject_response_format: bool) -> tuple[int, 
         isinstance(schema, dict) and schema.get("name") and isinstance(schema.get("schema"), dict)
     ):
         return _error(400, "invalid response_format", "invalid_request_error", "response_format")
+    return None
+
+
+def _check_tool_messages(messages: list[dict[str, Any]]) -> str | None:
+    """The API's rule: an assistant message with ``tool_calls`` is followed by one ``tool``
+    message per call id (and a ``tool`` message answers such a call); else the 400's text."""
+    pending: set[str] = set()
+    for i, m in enumerate(messages):
+        if m["role"] == "tool":
+            if m.get("tool_call_id") not in pending:
+                return (
+                    f"messages[{i}]: messages with role 'tool' must be a response to a "
+                    "preceding message with 'tool_calls'"
+                )
+            pending.discard(m["tool_call_id"])
+            continue
+        if pending:
+            return (
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                f"responding to each 'tool_call_id'. Missing: {', '.join(sorted(pending))}"
+            )
+        if m["role"] == "assistant":
+            pending = {c.get("id") for c in m.get("tool_calls") or [] if isinstance(c, dict)}
     return None
 
 

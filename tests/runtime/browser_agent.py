@@ -20,3 +20,19 @@ def answer_title(case_input: CaseInput) -> str:
         title = page.title()
         browser.close()  # disconnects; the browser itself belongs to the environment
     return title
+
+
+def visit_admin(case_input: CaseInput) -> str:
+    """Try to open the URL in the task (the loopback admin page) from the case's page; answer
+    what the page then holds, or the navigation error."""
+    cdp_url = current_workspace().env_vars["BENCHBOOK_CDP_URL"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.connect_over_cdp(cdp_url)
+        page = browser.contexts[0].pages[0]
+        try:
+            page.goto(case_input.task, timeout=15_000)
+            outcome = page.content()
+        except Exception as exc:  # the navigation's own error is the answer
+            outcome = f"navigation failed: {exc}"
+        browser.close()
+    return outcome

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import base64
-import functools
 import os
 import shutil
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -28,30 +24,9 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture
-def site(tmp_path: Path) -> Iterator[str]:
-    """Two pages on 127.0.0.1: ``start.html`` links to ``done.html`` (title ``Checkout done``)."""
-    root = tmp_path / "site"
-    root.mkdir()
-    (root / "start.html").write_text(
-        "<html><head><title>Start</title></head><body>"
-        '<a id="next" href="done.html">next</a></body></html>'
-    )
-    (root / "done.html").write_text(
-        "<html><head><title>Checkout done</title></head>"
-        '<body style="background:#c00"><h1>Done</h1></body></html>'
-    )
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+def allowed(site: str, runtime_config: RuntimeConfig) -> RuntimeConfig:
+    """The runtime config with the fixture site (and only it) among the browser's hosts."""
+    return replace(runtime_config, browser_allowed_hosts=(site.removeprefix("http://"),))
 
 
 def _case(start_url: str | None) -> CaseInput:
@@ -59,7 +34,7 @@ def _case(start_url: str | None) -> CaseInput:
 
 
 def test_a_harness_drives_the_browser_over_cdp_and_the_snapshot_keeps_url_and_screenshot(
-    run_case: RunCase, site: str, runtime_config: RuntimeConfig
+    run_case: RunCase, site: str, runtime_config: RuntimeConfig, allowed: RuntimeConfig
 ) -> None:
     harness = PythonHarness.model_validate(
         {
@@ -68,7 +43,7 @@ def test_a_harness_drives_the_browser_over_cdp_and_the_snapshot_keeps_url_and_sc
             "config": {"callable": "tests.runtime.browser_agent:answer_title"},
         }
     )
-    result = run_case(harness, _case(f"{site}/start.html"))
+    result = run_case(harness, _case(f"{site}/start.html"), config=allowed)
     assert result.status == "ok", result.error
     assert result.trace.answer == "Checkout done"
     snap = result.trace.env_snapshot

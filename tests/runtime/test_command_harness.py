@@ -17,6 +17,7 @@ from benchbook.contracts.run import CaseInput
 from benchbook.errors import InvalidInput
 from benchbook.runtime import RuntimeConfig
 from benchbook.runtime.harnesses import check_harness_templates
+from tests.procscan import wait_gone
 from tests.runtime.runner import RunCase
 
 
@@ -66,8 +67,10 @@ def test_the_harness_sees_a_clean_environment_and_nothing_else(
     assert env["BENCHBOOK_TASK"] == "What is 2+2?"
     allowed = {"PATH", "HOME", "LANG", "BENCHBOOK_TASK", "BENCHBOOK_CASE_FILE"}
     allowed |= {"BENCHBOOK_ANSWER_FILE", "BENCHBOOK_TRACE_FILE", "BENCHBOOK_WORKDIR"}
-    # the interpreter itself may add LC_CTYPE; nothing else of the server's environment
-    assert set(env) - {"LC_CTYPE"} == allowed
+    # the interpreter itself may add LC_CTYPE, the sandbox sets PWD (the working directory);
+    # nothing else of the server's environment
+    assert env.get("PWD", workdir) == workdir
+    assert set(env) - {"LC_CTYPE", "PWD"} == allowed
 
 
 def test_the_case_file_holds_the_case_input_as_json(run_case: RunCase) -> None:
@@ -78,20 +81,17 @@ def test_the_case_file_holds_the_case_input_as_json(run_case: RunCase) -> None:
 
 
 def test_a_harness_that_forks_and_sleeps_past_its_timeout_is_killed_with_its_whole_group(
-    run_case: RunCase, tmp_path: Path
+    run_case: RunCase,
 ) -> None:
-    pgid_file = tmp_path / "pgid"
-    # $$ is the shell's pid, which is its process group id (the harness leads its own group);
-    # the subshell leaves a grandchild sleeping in the same group.
-    script = f"echo $$ > {pgid_file}; (sleep 60 &); sleep 60"
+    # The subshell leaves a grandchild sleeping; a marker duration finds it in the host's /proc.
+    marker = f"{60 + os.getpid() % 1000 / 1000:.3f}"
+    script = f"(sleep {marker} &); sleep {marker}"
     started = time.monotonic()
     result = run_case(_harness(["sh", "-c", script], timeout_s=1), _case())
     assert time.monotonic() - started < 10
     assert result.status == "error"
     assert result.error == "timeout"
-    pgid = int(pgid_file.read_text())
-    with pytest.raises(ProcessLookupError):
-        os.killpg(pgid, 0)
+    assert wait_gone(f"sleep {marker}") == []
 
 
 def test_a_non_zero_exit_is_an_error_that_keeps_the_answer_and_stderr(run_case: RunCase) -> None:

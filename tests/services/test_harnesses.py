@@ -102,3 +102,46 @@ def test_an_unknown_template_field_is_rejected_naming_where(
 def test_a_harness_without_a_known_kind_is_rejected_listing_the_kinds() -> None:
     with pytest.raises(InvalidInput, match="command, openai, python"):
         svc.parse_harness(body(kind="shell"))
+
+
+AGENT_CONFIG = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "max_steps": 5}
+
+
+def test_an_agent_harness_is_registered_by_admins_and_shared_with_its_defaults(
+    ctx: Context,
+) -> None:
+    team = make_team(ctx)
+    payload = body(kind="agent", config=AGENT_CONFIG)
+    with pytest.raises(Forbidden):
+        register(team.member, payload)
+    assert register(team.admin, payload).created
+    register(ctx, body("2.0.0", kind="agent", config=AGENT_CONFIG), shared=True)
+    stored = svc.get_harness(team.viewer, "echoer")
+    assert stored.kind == "agent" and stored.version == "1.0.0"
+    assert stored.config.tools == [  # type: ignore[union-attr]
+        "bash", "python", "read_file", "write_file", "edit_file", "list_dir", "submit",
+    ]  # fmt: skip
+    assert (stored.config.tool_timeout_s, stored.config.network) == (120, "none")  # type: ignore[union-attr]
+    assert svc.get_harness(ctx, "echoer").kind == "agent"  # the _shared one, seen from default
+
+
+@pytest.mark.parametrize(
+    ("config", "where"),
+    [
+        ({**AGENT_CONFIG, "tools": ["bash"]}, "must include 'submit'"),
+        ({**AGENT_CONFIG, "tools": ["submit", "submit"]}, "each tool may be named once"),
+        ({**AGENT_CONFIG, "tools": ["submit", "shell"]}, "config.tools.1"),
+        ({**AGENT_CONFIG, "max_step": 3}, "config.max_step"),
+        ({"base_url": "http://127.0.0.1:9/v1", "model": "m"}, "config.max_steps"),
+        ({**AGENT_CONFIG, "max_steps": 0}, "config.max_steps"),
+        ({**AGENT_CONFIG, "base_url": "file:///etc"}, "config.base_url"),
+        ({**AGENT_CONFIG, "network": "host"}, "config.network"),
+    ],
+)
+def test_a_bad_agent_config_is_refused_naming_the_field(
+    ctx: Context, config: dict[str, Any], where: str
+) -> None:
+    with pytest.raises(InvalidInput) as raised:
+        svc.parse_harness(body(kind="agent", config=config))
+    assert where in str(raised.value.details) or where in raised.value.message
+    assert svc.list_harnesses(ctx) == []

@@ -103,6 +103,12 @@ def test_the_real_gsm8k_file_is_offered_as_gsm8k_and_imports_the_clis_cases(
     expect(page.locator("#assertion")).to_contain_text("####")
     expect(page.locator("[data-testid=version-plan]")).to_have_text("Will register gsm8k@1.0.0.")
     assert page.locator("#dataset-id").get_attribute("placeholder") == "gsm8k"
+    # the column headers show the recipe's mapping, not "none" everywhere (issue 30 §6)
+    roles = page.locator("#preview-table thead th").evaluate_all(
+        "ths => Object.fromEntries(ths.map(th => [th.querySelector('.col-name').textContent,"
+        " th.querySelector('.role-chip').textContent]))"
+    )
+    assert roles == {"question": "task", "answer": "answer"}
     page.click("#import-btn")
     page.wait_for_url(re.compile(r"/datasets/gsm8k\?v=1\.0\.0$"), timeout=60_000)
 
@@ -113,6 +119,7 @@ def test_the_real_gsm8k_file_is_offered_as_gsm8k_and_imports_the_clis_cases(
     expect(page.locator("[data-testid=version-plan]")).to_have_text(
         "Identical to gsm8k@1.0.0 — nothing to import.", timeout=30_000
     )
+    expect(page.locator("#import-btn")).to_be_disabled()  # never beside an enabled Import
     shot(page, server, "import-identical")
 
     cli = _cli_import(gsm8k, tmp_path / "cli-home")

@@ -20,7 +20,15 @@ from benchbook.services.auth import (
     start_session,
 )
 from benchbook.services.context import Principal
-from benchbook.transports.auth import SESSION_COOKIE, app_engine, app_settings, login_throttle
+from benchbook.transports.auth import (
+    SESSION_COOKIE,
+    app_engine,
+    app_settings,
+    client_address,
+    login_device,
+    login_throttle,
+    set_device_cookie,
+)
 
 router = APIRouter(prefix="/api", tags=["accounts"])
 
@@ -60,7 +68,9 @@ def _me(principal: Principal, csrf: str | None = None) -> Me:
 )
 def login(body: LoginRequest, request: Request, response: Response) -> Me:
     """Start a browser session (cookie) for an email + password; returns the CSRF token.
-    429 with ``Retry-After`` after too many failed logins for the account or the address."""
+    429 with ``Retry-After`` after too many failed logins for the account or the address; a
+    client holding the device cookie of an earlier login as this email is throttled on its
+    own (``benchbook_device``, renewed here)."""
     engine, settings = app_engine(request), app_settings(request)
     principal = authenticate_password(
         engine,
@@ -68,9 +78,11 @@ def login(body: LoginRequest, request: Request, response: Response) -> Me:
         body.password,
         body.workspace,
         throttle=login_throttle(request),
-        client=request.client.host if request.client else None,
+        client=client_address(request),
+        device=login_device(request, body.email),
     )
     token = start_session(engine, principal)
+    set_device_cookie(response, request, body.email)
     response.set_cookie(
         SESSION_COOKIE,
         token,

@@ -22,11 +22,14 @@ from benchbook.api import (
     datasets,
     harnesses,
     hf,
+    history,
     jobs,
     keys,
+    leaderboards,
     localization,
     members,
     recipes,
+    run_imports,
     runs,
     secrets,
 )
@@ -35,6 +38,7 @@ from benchbook.api.document import add_shared_rules, literal_methods
 from benchbook.api.errors import install_error_handlers
 from benchbook.contracts import Dataset
 from benchbook.contracts.imports import ImportRequest
+from benchbook.contracts.run_imports import ImportInspectRequest, ImportLmEvalRequest
 
 
 class Health(BaseModel):
@@ -46,7 +50,12 @@ class Health(BaseModel):
 
 
 #: Request bodies read from the raw stream (not declared as parameters), added to OpenAPI.
-RAW_BODY_MODELS: tuple[type[BaseModel], ...] = (Dataset, ImportRequest)
+RAW_BODY_MODELS: tuple[type[BaseModel], ...] = (
+    Dataset,
+    ImportRequest,
+    ImportInspectRequest,
+    ImportLmEvalRequest,
+)
 
 
 def _openapi_with_bodies(app: FastAPI) -> dict[str, Any]:
@@ -91,9 +100,12 @@ ROUTERS: tuple[APIRouter, ...] = (
     recipes.router,
     jobs.router,
     harnesses.router,
+    run_imports.router,
     runs.router,
     localization.router,
     localization.gold_router,
+    leaderboards.router,
+    history.router,
     accounts.router,
     comments.router,
     secrets.router,

@@ -203,12 +203,24 @@ def get_dataset(
     response_class=StreamingResponse,
     responses={
         200: {"content": {"application/x-ndjson": {}}, "description": "one case per line"},
-        **error_responses(404),
+        **error_responses(400, 404),
     },
 )
-def export_dataset(ctx: ContextDep, dataset_id: str, ref: str) -> StreamingResponse:
-    """Stream every case of a version as JSONL (canonical JSON, one case per line)."""
-    chunks = svc.export_dataset_chunks(ctx, dataset_id, ref, EXPORT_CHUNK_BYTES)
+def export_dataset(
+    ctx: ContextDep,
+    dataset_id: str,
+    ref: str,
+    after: Annotated[
+        int | None,
+        Query(
+            description="Start after this 0-based position (resume: lines received − 1).",
+            json_schema_extra={"minimum": 0, "maximum": svc.MAX_AFTER},
+        ),
+    ] = None,
+) -> StreamingResponse:
+    """Stream every case of a version as JSONL (canonical JSON, one case per line), or those
+    after position ``after``."""
+    chunks = svc.export_dataset_chunks(ctx, dataset_id, ref, EXPORT_CHUNK_BYTES, after)
     return StreamingResponse(
         read_ahead(chunks),
         media_type="application/x-ndjson",

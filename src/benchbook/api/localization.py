@@ -15,6 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
+from benchbook.contracts.common import NOT_BLANK_PATTERN, CaseId, IdRef, schema_rule
 from benchbook.contracts.localization import (
     GoldLocations,
     LocalizationExport,
@@ -130,13 +131,19 @@ async def evaluate_swebench_run(
 gold_router = APIRouter(prefix="/api/localization", tags=["localization"])
 
 
-class GoldLocationsRequest(BaseModel):
-    """A case (``dataset`` = ``id`` or ``id@version`` and ``case_id``) or a ``patch``."""
+class GoldOfCase(BaseModel):
+    """A case: ``dataset`` (``id`` or ``id@version``) and its ``case_id``."""
 
     model_config = ConfigDict(extra="forbid")
-    dataset: str | None = None
-    case_id: str | None = None
-    patch: str | None = None
+    dataset: IdRef
+    case_id: CaseId
+
+
+class GoldOfPatch(BaseModel):
+    """A unified diff alone (``patch``): lines, no definitions."""
+
+    model_config = ConfigDict(extra="forbid")
+    patch: Annotated[str, schema_rule(pattern=NOT_BLANK_PATTERN)]
 
 
 @gold_router.post(
@@ -144,6 +151,9 @@ class GoldLocationsRequest(BaseModel):
     operation_id="derive_gold_locations",
     responses=error_responses(400, 401, 403, 404),
 )
-def derive_gold_locations(ctx: ContextDep, body: GoldLocationsRequest) -> GoldLocations:
-    """The gold locations Benchbook derives from a case's patch or a given patch (SPEC I)."""
-    return gold_locations.derive_gold_locations(ctx, body.dataset, body.case_id, body.patch)
+def derive_gold_locations(ctx: ContextDep, body: GoldOfCase | GoldOfPatch) -> GoldLocations:
+    """The gold locations Benchbook derives from a case's patch or a given patch (SPEC I).
+    The body is a case or a patch, never both (the document's ``anyOf`` says so)."""
+    if isinstance(body, GoldOfPatch):
+        return gold_locations.derive_gold_locations(ctx, patch=body.patch)
+    return gold_locations.derive_gold_locations(ctx, body.dataset, body.case_id)

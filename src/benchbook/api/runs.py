@@ -9,16 +9,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
+from fastapi.responses import StreamingResponse
 from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.datasets import VERSION_TAG_PATTERN
 from benchbook.api.deps import ContextDep, RequestBody
 from benchbook.api.errors import error_responses
+from benchbook.api.streaming import read_ahead
 from benchbook.contracts.common import schema_rule
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import (
+    MAX_REPEATS,
     CaseResult,
     ReportRunRequest,
     ResultFilter,
@@ -29,10 +32,12 @@ from benchbook.contracts.run import (
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.datasets.versions import MAX_TAGS_PER_VERSION
 from benchbook.services import comparisons
+from benchbook.services import run_exports as exports
 from benchbook.services import run_reports as reports
 from benchbook.services import run_results as results
 from benchbook.services import runs as svc
 from benchbook.services import scorecards as cards
+from benchbook.services.run_exports import RunExportFormat
 
 router = APIRouter(prefix="/api", tags=["runs"])
 
@@ -162,13 +167,72 @@ def list_scorecard_results(
     "/runs/{run_id}/traces/{case_id:path}",
     operation_id="get_run_trace",
     response_model=Trace,
-    responses=error_responses(404),
+    responses=error_responses(400, 404, 413),
 )
 def get_run_trace(
-    ctx: ContextDep, run_id: str, case_id: str, sample: Annotated[int, Query(ge=0)] = 0
+    ctx: ContextDep,
+    run_id: str,
+    case_id: str,
+    sample: Annotated[int, Query(ge=0, le=MAX_REPEATS - 1)] = 0,
 ) -> Trace:
-    """The full trace of one (case, sample)."""
+    """The full trace of one (case, sample); 413 when its JSON is larger than
+    ``BENCHBOOK_MAX_PAGE_BYTES`` (16 MiB): download it with ``export_run_trace``."""
     return results.get_run_trace(ctx, run_id, case_id, sample)
+
+
+@router.get(
+    "/runs/{run_id}/export",
+    operation_id="export_run",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "content": {"application/x-ndjson": {}, "text/csv": {}},
+            "description": "one row per (case, sample)",
+        },
+        **error_responses(400, 404),
+    },
+)
+def export_run(
+    ctx: ContextDep,
+    run_id: str,
+    scorecard_id: Annotated[
+        str | None, Query(description="Whose scores (default: the run's own scorecard).")
+    ] = None,
+    format: Annotated[RunExportFormat, Query(description="jsonl or csv.")] = "jsonl",
+) -> StreamingResponse:
+    """Stream one row per (case, sample): status, passed, answer, error, cost, tokens,
+    latency and ``score.<metric>`` for every metric of the scorecard."""
+    chunks = exports.export_run(ctx, run_id, scorecard_id, format)
+    media = "text/csv" if format == "csv" else "application/x-ndjson"
+    disposition = f'attachment; filename="{run_id}.{format}"'
+    return StreamingResponse(
+        read_ahead(chunks), media_type=media, headers={"Content-Disposition": disposition}
+    )
+
+
+@router.get(
+    "/runs/{run_id}/trace-exports/{case_id:path}",
+    operation_id="export_run_trace",
+    response_class=StreamingResponse,
+    responses={
+        200: {"content": {"application/json": {}}, "description": "the trace's JSON"},
+        **error_responses(400, 404),
+    },
+)
+def export_run_trace(
+    ctx: ContextDep,
+    run_id: str,
+    case_id: str,
+    sample: Annotated[int, Query(ge=0, le=MAX_REPEATS - 1)] = 0,
+) -> StreamingResponse:
+    """Stream the trace of one (case, sample) as JSON, whatever its size (never held whole)."""
+    chunks = results.export_run_trace(ctx, run_id, case_id, sample)
+    name = f"{run_id}-{case_id.replace('/', '_')}-{sample}.json"
+    return StreamingResponse(
+        read_ahead(chunks),
+        media_type="application/json",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
 
 
 @router.post(

@@ -59,6 +59,8 @@ COMMANDS: dict[str, LazyCommand] = {
          " it would conflict."),
         ("import", "imports", "Import a benchmark (catalog id, --recipe ID[@VERSION] or --spec)"
          " from --file into a dataset version."),
+        ("leaderboard", "leaderboards", "Rank the harnesses run on a dataset version: pass"
+         " rate, cost, tokens, latency."),
         ("preview", "imports", "Show how a source's first rows would import; writes nothing."),
         ("run", "runs", "Run HARNESS on every case of DATASET, grade the answers and print the"
          " scorecard."),
@@ -82,8 +84,8 @@ COMMANDS: dict[str, LazyCommand] = {
          " scorer's files and numbers beside ours."),
         ("mirrors", "mirrors", "Local git mirrors that repository checkouts come from."),
         ("recipes", "recipes", "Registered recipes: source + mapping + graders, versioned."),
-        ("runs", "runs", "Evaluation runs: list, show, cases, trace, resume, retry, cancel,"
-         " rescore, scorecard, tag."),
+        ("runs", "runs", "Evaluation runs: list, show, cases, trace, export, resume, retry,"
+         " cancel, rescore, scorecard, tag, import-inspect, import-lm-eval."),
         ("swebench", "swebench", "SWE-bench grading: official predictions, harness, reports."),
     )
 }  # fmt: skip
@@ -171,7 +173,22 @@ def _make_console(stderr: bool) -> Console:
 
     if stderr:
         return Console(stderr=True, emoji=False, soft_wrap=True)
-    return Console(emoji=False)
+    return Console(emoji=False, width=_pipe_width())
+
+
+PIPE_WIDTH = 100_000
+"""Columns of stdout when it is not a terminal: wide enough that no table cell wraps or is cut
+(``benchbook runs list | cat`` keeps every value whole); an explicit ``COLUMNS`` still wins."""
+
+
+def _pipe_width() -> int | None:
+    """None (rich asks the terminal) on a terminal or with ``COLUMNS`` set, else
+    :data:`PIPE_WIDTH`."""
+    import os
+
+    if "COLUMNS" in os.environ or sys.stdout.isatty():
+        return None
+    return PIPE_WIDTH
 
 
 class _LazyConsole:
@@ -264,6 +281,11 @@ def shorten(text: str, width: int) -> str:
 
     short = textwrap.shorten(text, width, placeholder=" …")
     return short if short != "…" else text.split()[0] + " …"
+
+
+def cut(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters, the last one ``…`` when something was cut."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def count(n: int, noun: str) -> str:

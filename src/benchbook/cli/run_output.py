@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from benchbook import numbers
 from benchbook.cli.app import cell, console, count, err_console, escape, local_context
 from benchbook.contracts.run import Run
 from benchbook.contracts.scorecard import Scorecard
@@ -53,16 +54,19 @@ def print_run(ctx: Context, run: Run) -> None:
     if run.scorecard_id:
         card = scorecards.get_scorecard(ctx, run.scorecard_id)
         console.print(pass_rate_line(card), markup=False)
+        if card.limits:
+            stopped = ", ".join(f"{name} {n:,}" for name, n in card.limits.items())
+            console.print(f"ended at a limit (no answer, not errors): {stopped}")
         for k, v in card.pass_at_k.items():
             if len(card.pass_at_k) > 1:
                 console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")
         print_localization(card.localization)
         if card.cost_usd:
-            console.print(f"cost ${card.cost_usd:.4f}", markup=False)
+            console.print(f"cost {numbers.usd(card.cost_usd)}", markup=False)
         if card.judge_tokens_input or card.judge_cost_usd:
             console.print(
                 f"judges: {card.judge_tokens_input:,} input + {card.judge_tokens_output:,}"
-                f" output tokens, ${card.judge_cost_usd:.4f}",
+                f" output tokens, {numbers.usd(card.judge_cost_usd)}",
                 markup=False,
             )
         if card.latency.p50_ms is not None:

@@ -21,6 +21,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from benchbook import numbers
 from benchbook.cli.app import (
     ALREADY_JSON,
     JSON_OPTION,
@@ -28,6 +29,7 @@ from benchbook.cli.app import (
     cell,
     console,
     count,
+    cut,
     emit_json,
     escape,
     handle_errors,
@@ -42,6 +44,7 @@ from benchbook.cli.run_output import (
     print_localization,
     print_run,
 )
+from benchbook.cli.run_tables import ANSWER_WIDTH, run_errors, score_detail
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
 from benchbook.errors import InvalidInput
@@ -50,8 +53,8 @@ from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
 runs_app = typer.Typer(
-    help="Evaluation runs: list, show, cases, trace, resume, retry, cancel, rescore, scorecard,"
-    " tag."
+    help="Evaluation runs: list, show, cases, trace, export, resume, retry, cancel, rescore,"
+    " scorecard, tag, import-inspect, import-lm-eval."
 )
 app.add_typer(runs_app, name="runs")
 
@@ -98,7 +101,7 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
                 task,
                 completed=counts["done"] + counts["not_run"],
                 rate=rate,
-                cost=f"${spent_usd:.4f}" if spent_usd else "",
+                cost=numbers.usd(spent_usd) if spent_usd else "",
             )
 
         return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
@@ -217,25 +220,28 @@ def list_(
     json: bool = JSON_OPTION,
 ) -> None:
     """Runs of the workspace, newest first."""
-    items = runs.list_runs(local_context(), dataset, harness, status, limit, before)
+    ctx = local_context()
+    items = runs.list_runs(ctx, dataset, harness, status, limit, before)
     if json:
         return emit_json(items)
+    tags = scorecards.tags_of_scorecards(ctx, [r.scorecard_id for r in items if r.scorecard_id])
     run_ids = id_column("run", [r.id for r in items])
     table = make_table(
-        run_ids, "dataset", "harness", "status", "done", "errors", "pass rate", "cost", "started"
+        run_ids, "dataset", "harness", "status", "done", "errors", "pass rate", "cost", "tags"
     )
+    table.add_column("started")
     for r in items:
         rate = f"{r.pass_rate:.1%}" if r.pass_rate is not None else ""
-        errors = [(r.counts.error, "harness"), (r.counts.grader_errors, "grader")]
         table.add_row(
             cell(r.id),
             cell(r.dataset),
             cell(r.harness),
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
-            cell(", ".join(f"{k:,} {what}" for k, what in errors if k)),
+            cell(run_errors(r)),
             cell(rate),
-            cell(f"${r.spent_usd:.4f}" if r.spent_usd else ""),
+            cell(numbers.usd(r.spent_usd) if r.spent_usd else ""),
+            cell(", ".join(tags.get(r.scorecard_id or "", []))),
             cell(r.started_at.strftime("%Y-%m-%d %H:%M") if r.started_at else ""),
         )
     console.print(table)
@@ -266,9 +272,11 @@ def results(
     scorecard: str | None = typer.Option(
         None, "--scorecard", help="One of the run's scorecards (a rescore); default its own."
     ),
+    wide: bool = typer.Option(False, "--wide", help="Show whole answers (else cut at 60, …)."),
     json: bool = JSON_OPTION,
 ) -> None:
-    """A page of a run's (case, sample) results with one scorecard's scores."""
+    """A page of a run's (case, sample) results with one scorecard's scores; ``expected`` and
+    ``extracted`` are what the first grader that reports them compared."""
     chosen = cast(ResultFilter | None, outcome)
     ctx = local_context()
     items = run_results.list_run_results(
@@ -276,9 +284,12 @@ def results(
     )
     if json:
         return emit_json(items)
-    table = make_table("case", "sample", "status", "passed", "answer", "scores")
+    table = make_table(
+        "case", "sample", "status", "passed", "answer", "expected", "extracted", "scores"
+    )
     for r in items:
-        scores = ", ".join(f"{s.metric}={s.value:g}" for s in r.scores)
+        scores = ", ".join(f"{s.metric}={numbers.number(s.value)}" for s in r.scores)
+        answer = " ".join(r.answer.split())
         status = r.status if not r.error else f"{r.status}: {r.error}"
         if r.grader_error:
             status = f"grader error: {r.grader_error}"
@@ -287,7 +298,9 @@ def results(
             cell(r.sample),
             cell(status),
             cell("" if r.passed is None else "yes" if r.passed else "no"),
-            cell(r.answer[:60]),
+            cell(answer if wide else cut(answer, ANSWER_WIDTH)),
+            cell(score_detail(r.scores, "expected")),
+            cell(score_detail(r.scores, "extracted")),
             cell(scores),
         )
     console.print(table)
@@ -432,3 +445,8 @@ def tag(
     if json:
         return emit_json(card)
     console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))
+
+
+# Registered on ``runs`` when imported: ``runs export``; ``runs import-inspect`` and
+# ``import-lm-eval`` (issue 31).
+from benchbook.cli import leaderboards, run_imports  # noqa: E402, F401

@@ -50,10 +50,21 @@ def serve(
         )
     if settings.run_worker:
         from benchbook.services.run_execution import RunWorker
+        from benchbook.services.sandboxing import check_sandbox
+
+        check_sandbox(application.state.engine, settings)  # refuse before serving anything
 
         # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
         RunWorker(application.state.engine, settings).start()
-    uvicorn.run(application, host=host or settings.host, port=port or settings.port)
+    # X-Forwarded-For only from the proxies named in BENCHBOOK_TRUSTED_PROXIES: uvicorn's
+    # default believes any loopback peer, which let one local client pose as many addresses.
+    uvicorn.run(
+        application,
+        host=host or settings.host,
+        port=port or settings.port,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=",".join(settings.trusted_proxies) or "",
+    )
 
 
 @app.command()
@@ -70,9 +81,11 @@ def worker(
     import signal
 
     from benchbook.services.run_execution import RunWorker
+    from benchbook.services.sandboxing import check_sandbox
 
     settings = get_settings()
     engine = open_engine(settings)
+    check_sandbox(engine, settings)
     runner = RunWorker(engine, settings, poll_s=poll_s)
 
     def interrupt(*_: object) -> None:

@@ -2,7 +2,7 @@
 
     from benchbook.client import Client
     with Client() as bb:                      # BENCHBOOK_URL, BENCHBOOK_API_KEY
-        for case in bb.cases("gsm8k@1.0.0"):  # keyset pages, flat memory
+        for case in bb.cases("gsm8k@1.0.0"):  # the streamed JSONL export, flat memory
             ...
 
 Answers are the server's pydantic contracts (``benchbook.contracts``); errors the same

@@ -74,9 +74,16 @@ class Call(Generic[T]):
     params: dict[str, Any] = field(default_factory=dict)
     json: Any = None
     content: bytes | None = None
+    #: A multipart body: text parts and ``(name, (file name, bytes))`` file parts.
+    data: dict[str, str] | None = None
+    files: list[tuple[str, tuple[str, bytes]]] | None = None
 
     def request(self, client: httpx.Client | httpx.AsyncClient) -> httpx.Request:
         params = {k: v for k, v in self.params.items() if v is not None}
+        if self.files is not None:
+            return client.build_request(
+                self.method, self.path, params=params, data=self.data, files=self.files
+            )
         headers = {"content-type": "application/json"} if self.content is not None else None
         return client.build_request(
             self.method,

@@ -3,14 +3,17 @@ each route, its parameters and its answer's contract are named. Both clients sen
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from benchbook.client._calls import Call, model, seg, split_ref
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
+from benchbook.contracts.history import CaseHistoryPage, FlakyCase
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import (
     CaseResult,
@@ -20,6 +23,7 @@ from benchbook.contracts.run import (
     RunSettings,
     StartRunRequest,
 )
+from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.validation import parse_model
 
@@ -78,6 +82,11 @@ def export_path(ref: str) -> str:
     return f"{_version_path(ref)}/cases.jsonl"
 
 
+def export_cases(ref: str, after: int | None = None) -> Call[None]:
+    """The JSONL export of ``ref`` after the 0-based position ``after`` (read as a stream)."""
+    return Call("GET", export_path(ref), lambda response: None, params={"after": after})
+
+
 def start_import(request: ImportRequest | dict[str, Any]) -> Call[ImportJob]:
     body = request if isinstance(request, dict) else request.model_dump(mode="json")
     return Call("POST", "/api/imports", model(ImportJob), json=body)
@@ -127,6 +136,30 @@ def report_run(
     )
 
 
+def _upload(path: str, request: Any, files: list[Path]) -> Call[ImportedRun]:
+    """A multipart import: the request as JSON in ``request``, each file a ``file`` part."""
+    body = request.model_dump_json(exclude_none=True)
+    parts = [("file", (f.name, f.read_bytes())) for f in files]
+    return Call("POST", path, model(ImportedRun), data={"request": body}, files=parts)
+
+
+def import_inspect_run(log: Path, request: dict[str, Any]) -> Call[ImportedRun]:
+    """``POST /api/runs/import/inspect`` with the log file as the ``file`` part."""
+    parsed = parse_model(ImportInspectRequest, request, "import")
+    return _upload("/api/runs/import/inspect", parsed, [log])
+
+
+def import_lm_eval_run(output: Path, request: dict[str, Any]) -> Call[ImportedRun]:
+    """``POST /api/runs/import/lm-eval`` with ``output``'s ``samples_*.jsonl`` and
+    ``results_*.json`` (found below it; or ``output`` itself when it is a samples file)."""
+    parsed = parse_model(ImportLmEvalRequest, request, "import")
+    if output.is_file():
+        files = [output]
+    else:
+        files = sorted([*output.rglob("samples_*.jsonl"), *output.rglob("results_*.json")])
+    return _upload("/api/runs/import/lm-eval", parsed, files)
+
+
 def get_run(run_id: str) -> Call[Run]:
     return Call("GET", f"/api/runs/{seg(run_id)}", model(Run))
 
@@ -167,3 +200,29 @@ def get_scorecard(scorecard_id: str) -> Call[Scorecard]:
 def compare(baseline: str, candidate: str, seed: int, resamples: int) -> Call[Comparison]:
     params = {"baseline": baseline, "candidate": candidate, "seed": seed, "resamples": resamples}
     return Call("GET", "/api/scorecards/compare", model(Comparison), params=params)
+
+
+def get_leaderboard(
+    ref: str, select: str, sort: str, tag: str | None, plan: str | None
+) -> Call[Leaderboard]:
+    dataset_id, version = split_ref(ref)
+    params = {"version": version, "select": select, "sort": sort, "tag": tag, "plan": plan}
+    path = f"/api/datasets/{seg(dataset_id)}/leaderboard"
+    return Call("GET", path, model(Leaderboard), params=params)
+
+
+def export_run(run_id: str, format: str, scorecard_id: str | None) -> Call[None]:
+    params = {"format": format, "scorecard_id": scorecard_id}
+    return Call("GET", f"/api/runs/{seg(run_id)}/export", lambda r: None, params=params)
+
+
+def list_case_results(
+    dataset_id: str, case_id: str, before: str | None, limit: int
+) -> Call[CaseHistoryPage]:
+    params = {"case_id": case_id, "before": before, "limit": limit}
+    path = f"/api/datasets/{seg(dataset_id)}/case-results"
+    return Call("GET", path, model(CaseHistoryPage), params=params)
+
+
+def list_flaky_cases(run_id: str) -> Call[list[FlakyCase]]:
+    return Call("GET", f"/api/runs/{seg(run_id)}/flaky", model(list[FlakyCase]))

@@ -25,14 +25,18 @@ from benchbook.client._common import (
     pinned,
     run_done,
 )
+from benchbook.client._stream import DROPPED, CaseLines, stalled
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
+from benchbook.contracts.run_imports import ImportedRun
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Unavailable
 
 T = TypeVar("T")
 
@@ -83,7 +87,8 @@ class AsyncClient:
         return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> AsyncIterator[Case]:
-        """Every case of ``ref`` in order, a keyset page at a time (see ``Client.cases``)."""
+        """Every case of ``ref`` in order from the streamed JSONL export, resumed after a
+        dropped connection (see ``Client.cases``)."""
         return self.datasets.cases(ref, page_size)
 
     async def aclose(self) -> None:
@@ -140,15 +145,27 @@ class AsyncDatasets:
         return await self._c.call(ops.register(body, shared))
 
     async def cases(self, ref: str, page_size: int = ops.PAGE) -> AsyncIterator[Case]:
-        """Every case of ``ref`` in order, pinned to the first page's exact version."""
-        view = await self.get(ref, None, page_size)
+        """Every case of ``ref`` in order, pinned to its exact version (see ``Client.cases``)."""
+        view = await self.get(ref, None, 1)
         exact = pinned(view)
-        while True:
-            for case in view.cases:
-                yield case
-            if view.next_after is None:
-                return
-            view = await self.get(exact, view.next_after, page_size)
+        lines = CaseLines(view.version.cases)
+        failures = 0
+        while not lines.done():
+            before = lines.received
+            try:
+                response = await self._c._send(ops.export_cases(exact, lines.after()), stream=True)
+                try:
+                    async for chunk in response.aiter_bytes():
+                        for case in lines.feed(chunk):
+                            yield case
+                finally:
+                    await response.aclose()
+                if lines.done():
+                    return
+                cause: Exception = Unavailable("the export ended before the last case")
+            except DROPPED as exc:
+                cause = exc
+            failures = stalled(lines, before, failures, self._c.attempts, cause)
 
     async def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
         """As ``Client.datasets.export``, run by a sync client in a worker thread (the stream is
@@ -231,6 +248,57 @@ class AsyncRuns:
         """Report an external harness's answers; graded by the server (see ``Client``)."""
         return await self._c.call(ops.report_run(dataset, harness, results, graders))
 
+    async def import_inspect(
+        self,
+        log: str | Path,
+        dataset: str,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one Inspect AI log (``.eval`` or ``.json``) as a run of ``dataset``
+        (``id@version``): graded by the server's graders, Inspect's scores kept as
+        ``imported_scorecard``.
+
+        Raises:
+            InvalidInput: unmatched samples (listed), a log of another dataset version, a
+                truncated or oversized log; nothing is registered.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+        }
+        return await self._c.call(ops.import_inspect_run(Path(log), request))
+
+    async def import_lm_eval(
+        self,
+        output: str | Path,
+        dataset: str,
+        task: str | None = None,
+        filter: str | None = None,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one lm-eval task's ``--log_samples`` output (the ``--output_path`` folder)
+        as a run of ``dataset``; ``filter`` picks the answer (default the first filter).
+
+        Raises:
+            InvalidInput: as :meth:`import_inspect`; several tasks without ``task``; an
+                unknown filter.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+            "task": task,
+            "filter": filter,
+        }
+        return await self._c.call(ops.import_lm_eval_run(Path(output), request))
+
     async def get(self, run_id: str) -> Run:
         """One run with its counts so far."""
         return await self._c.call(ops.get_run(run_id))
@@ -281,7 +349,7 @@ class AsyncRuns:
             page = await self._c.call(call)
             for result in page:
                 yield result
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
@@ -294,7 +362,7 @@ class AsyncRuns:
             page = await self._c.call(ops.list_results(run_id, after, page_size, scorecard))
             for result in page:
                 yield result
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
@@ -311,3 +379,14 @@ class AsyncRuns:
     ) -> Comparison:
         """Baseline vs candidate (SPEC H.7)."""
         return await self._c.call(ops.compare(baseline, candidate, seed, resamples))
+
+    async def leaderboard(
+        self,
+        dataset: str,
+        select: str = "latest",
+        sort: str = "pass_rate",
+        tag: str | None = None,
+        plan: str | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of ``dataset`` (``id`` or ``id@version``), as the sync client's."""
+        return await self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))

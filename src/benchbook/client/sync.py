@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import httpx
 from tenacity import Retrying
@@ -29,14 +29,19 @@ from benchbook.client._common import (
     run_done,
     write_stream,
 )
+from benchbook.client._stream import DROPPED, CaseLines, stalled
 from benchbook.contracts import Case, DatasetDiff
 from benchbook.contracts.comparison import Comparison
 from benchbook.contracts.dataset import Dataset, GraderSpec
+from benchbook.contracts.history import CaseHistoryItem, FlakyCase
 from benchbook.contracts.imports import ImportRequest
 from benchbook.contracts.jobs import ImportJob
+from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.contracts.registry import DatasetPage, DatasetView, RegisterResult, VersionInfo
 from benchbook.contracts.run import CaseResult, ReportedResult, Run, RunSettings
+from benchbook.contracts.run_imports import ImportedRun
 from benchbook.contracts.scorecard import Scorecard
+from benchbook.errors import Unavailable
 
 T = TypeVar("T")
 
@@ -102,9 +107,13 @@ class Client:
         return response
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
-        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, fetched a
-        keyset page at a time (one page in memory). The ref is pinned to the exact version of
-        the first page, so a new ``latest`` mid-way never mixes versions."""
+        """Every case of ``ref`` (``id``, ``id@version`` or ``id@tag``) in order, read from the
+        server's streamed JSONL export and validated into ``Case`` one line at a time (one
+        read chunk in memory). The ref is pinned to its exact version first, so a new
+        ``latest`` mid-way never mixes versions; a dropped connection resumes after the last
+        whole case received (no duplicates, no gaps; ``Unavailable`` after ``retries`` drops
+        in a row without a new case). ``page_size`` is kept for callers of the paged reader
+        and no longer used."""
         return self.datasets.cases(ref, page_size)
 
     def close(self) -> None:
@@ -171,13 +180,25 @@ class Datasets:
 
     def cases(self, ref: str, page_size: int = ops.PAGE) -> Iterator[Case]:
         """See :meth:`Client.cases`."""
-        view = self.get(ref, None, page_size)
+        view = self.get(ref, None, 1)
         exact = pinned(view)
-        while True:
-            yield from view.cases
-            if view.next_after is None:
-                return
-            view = self.get(exact, view.next_after, page_size)
+        lines = CaseLines(view.version.cases)
+        failures = 0
+        while not lines.done():
+            before = lines.received
+            try:
+                response = self._c._send(ops.export_cases(exact, lines.after()), stream=True)
+                try:
+                    for chunk in response.iter_bytes():
+                        yield from lines.feed(chunk)
+                finally:
+                    response.close()
+                if lines.done():
+                    return
+                cause: Exception = Unavailable("the export ended before the last case")
+            except DROPPED as exc:
+                cause = exc
+            failures = stalled(lines, before, failures, self._c.attempts, cause)
 
     def export(self, ref: str, out: Path, format: ExportFormat = "jsonl") -> int:
         """Write a version to ``out``: ``jsonl`` one canonical case per line (the server's
@@ -287,6 +308,57 @@ class Runs:
         """
         return self._c.call(ops.report_run(dataset, harness, results, graders))
 
+    def import_inspect(
+        self,
+        log: str | Path,
+        dataset: str,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one Inspect AI log (``.eval`` or ``.json``) as a run of ``dataset``
+        (``id@version``): graded by the server's graders, Inspect's scores kept as
+        ``imported_scorecard``.
+
+        Raises:
+            InvalidInput: unmatched samples (listed), a log of another dataset version, a
+                truncated or oversized log; nothing is registered.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+        }
+        return self._c.call(ops.import_inspect_run(Path(log), request))
+
+    def import_lm_eval(
+        self,
+        output: str | Path,
+        dataset: str,
+        task: str | None = None,
+        filter: str | None = None,
+        harness: str | None = None,
+        graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
+        allow_unmatched: bool = False,
+    ) -> ImportedRun:
+        """Upload one lm-eval task's ``--log_samples`` output (the ``--output_path`` folder)
+        as a run of ``dataset``; ``filter`` picks the answer (default the first filter).
+
+        Raises:
+            InvalidInput: as :meth:`import_inspect`; several tasks without ``task``; an
+                unknown filter.
+        """
+        request = {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "allow_unmatched": allow_unmatched,
+            "task": task,
+            "filter": filter,
+        }
+        return self._c.call(ops.import_lm_eval_run(Path(output), request))
+
     def get(self, run_id: str) -> Run:
         """One run with its counts so far."""
         return self._c.call(ops.get_run(run_id))
@@ -339,20 +411,21 @@ class Runs:
             call = ops.list_scorecard_results(scorecard_id, after, page_size, outcome)
             page = self._c.call(call)
             yield from page
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
     def results(
         self, run_id: str, page_size: int = 500, scorecard: str | None = None
     ) -> Iterator[CaseResult]:
-        """Every (case, sample) result in dataset order, a page at a time (no traces), with
-        the scores of ``scorecard`` (one of the run's; default its own)."""
+        """Every (case, sample) result in dataset order, a page at a time (no traces; a page
+        stops early past the server's byte bound, so paging ends at an empty page), with the
+        scores of ``scorecard`` (one of the run's; default its own)."""
         after: str | None = None
         while True:
             page = self._c.call(ops.list_results(run_id, after, page_size, scorecard))
             yield from page
-            if len(page) < page_size:
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return
             after = f"{page[-1].position}:{page[-1].sample}"
 
@@ -369,6 +442,53 @@ class Runs:
     ) -> Comparison:
         """Baseline vs candidate (scorecard ids, run ids, or a baseline tag), SPEC H.7."""
         return self._c.call(ops.compare(baseline, candidate, seed, resamples))
+
+    def leaderboard(
+        self,
+        dataset: str,
+        select: str = "latest",
+        sort: str = "pass_rate",
+        tag: str | None = None,
+        plan: str | None = None,
+    ) -> Leaderboard:
+        """The leaderboard of ``dataset`` (``id`` or ``id@version``): one row per
+        harness@version grouped by grader plan, the cost–accuracy frontier marked."""
+        return self._c.call(ops.get_leaderboard(dataset, select, sort, tag, plan))
+
+    def case_history(self, dataset_id: str, case_id: str) -> Iterator[CaseHistoryItem]:
+        """Every result of ``case_id`` in the workspace's runs of ``dataset_id`` (any
+        version), newest run first, a page of 100 at a time."""
+        before: str | None = None
+        while True:
+            page = self._c.call(ops.list_case_results(dataset_id, case_id, before, 100))
+            yield from page.items
+            if page.next_before is None:
+                return
+            before = page.next_before
+
+    def flaky(self, run_id: str) -> builtins.list[FlakyCase]:
+        """The run's cases whose verdict differs across its samples or across the runs of
+        its harness@version on its dataset version."""
+        return self._c.call(ops.list_flaky_cases(run_id))
+
+    def export(
+        self,
+        run_id: str,
+        out: Path,
+        format: Literal["jsonl", "csv"] = "jsonl",
+        scorecard_id: str | None = None,
+    ) -> int:
+        """Stream a run's export (one row per (case, sample); ``benchbook runs export`` also
+        writes Parquet) to ``out`` atomically; returns the lines written (CSV: with its header).
+
+        Raises:
+            NotFound: unknown run or scorecard. InvalidInput: ``out`` cannot be written.
+        """
+        response = self._c._send(ops.export_run(run_id, format, scorecard_id), stream=True)
+        try:
+            return write_stream(out, response.iter_bytes())
+        finally:
+            response.close()
 
 
 __all__ = ["Client"]

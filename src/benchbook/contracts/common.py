@@ -240,6 +240,12 @@ JsonPositiveInt = Annotated[int, Field(gt=0), JSON_INT]
 """A JSON integer > 0."""
 JsonNonNegativeInt = Annotated[int, Field(ge=0), JSON_INT]
 """A JSON integer ≥ 0."""
+MAX_COUNT = 2**53 - 1
+"""The largest count (tokens, milliseconds) a stored trace may carry: exact in a JSON double
+(JavaScript's ``Number.MAX_SAFE_INTEGER``) and far inside SQLite's and PostgreSQL's 64-bit
+integers, so a reported 10**23 is a 400 naming the field, not a 500 from the database."""
+JsonCount = Annotated[int, Field(ge=0, le=MAX_COUNT), JSON_INT]
+"""A JSON integer from 0 to :data:`MAX_COUNT`."""
 JsonFloat = Annotated[float, Strict()]
 """A JSON number (integers included); a boolean or a string is an error."""
 JsonBool = Annotated[bool, Strict()]

@@ -26,6 +26,7 @@ from benchbook.contracts.common import (
     contradiction,
     schema_rule,
 )
+from benchbook.contracts.git_urls import GitUrl
 from benchbook.contracts.provenance import Provenance
 
 
@@ -38,10 +39,14 @@ class PromptEnv(BaseModel):
 
 
 class GitSource(BaseModel):
-    """A repository cloned from ``git`` (http(s) URL) and checked out at ``ref``."""
+    """A repository cloned from ``git`` (http(s) URL) and checked out at ``ref``.
+
+    ``git`` names a host and ``/owner/name(.git)`` steps (``contracts.git_urls``): no ``..``,
+    ``.`` or empty host label or path step, since both become directories of the mirror cache.
+    """
 
     model_config = STRICT
-    git: HttpUrl
+    git: GitUrl
     ref: NonEmptyStr
 
 

@@ -28,8 +28,8 @@ from benchbook.contracts.common import (
     CaseId,
     IdRef,
     JsonBool,
+    JsonCount,
     JsonFloat,
-    JsonNonNegativeInt,
     JsonPositiveInt,
     NonEmptyStr,
     PinnedRef,
@@ -43,6 +43,11 @@ from benchbook.contracts.dataset import (
     RunGrader,
 )
 from benchbook.contracts.score import Score
+
+MAX_REPEATS = 100
+"""Most samples a run takes of each case (``RunSettings.repeats``); samples are 0 … 99."""
+SampleIndex = Annotated[int, Field(ge=0, le=MAX_REPEATS - 1), JSON_INT]
+"""A 0-based repeat index of a (case, sample): 0 to ``MAX_REPEATS - 1``."""
 
 
 class CaseInput(BaseModel):
@@ -74,8 +79,8 @@ class Usage(BaseModel):
     """Token usage summed over a harness's model calls."""
 
     model_config = STRICT
-    input_tokens: JsonNonNegativeInt = 0
-    output_tokens: JsonNonNegativeInt = 0
+    input_tokens: JsonCount = 0
+    output_tokens: JsonCount = 0
 
 
 class HarnessOutput(BaseModel):
@@ -128,6 +133,10 @@ class EnvSnapshot(BaseModel):
     audit: EnvAudit | None = None
 
 
+AgentLimit = Literal["steps", "messages", "tokens", "time"]
+"""Which limit ended an ``agent`` harness's case before it submitted (issue 33)."""
+
+
 class Trace(BaseModel):
     """What one (case, sample) left behind (SPEC H.4).
 
@@ -140,7 +149,11 @@ class Trace(BaseModel):
         answer: the harness's final answer (text).
         env_snapshot: the environment after the harness.
         stdout_tail, stderr_tail: the last 8 KiB of a command harness's output streams.
-        events: trace events a harness wrote (``{type: message|tool_call|tool_result|usage|note}``).
+        events: trace events a harness wrote (``{type: message|tool_call|tool_result|usage|note}``;
+            the ``agent`` kind adds ``model_call`` events: ``{step, input_tokens, output_tokens,
+            latency_ms, finish_reason, id, cost_usd?}``).
+        limit: the ``agent`` kind's limit that ended the case without a submitted answer
+            (``steps|messages|tokens|time``); None when it submitted (or for other kinds).
     """
 
     model_config = STRICT
@@ -150,12 +163,13 @@ class Trace(BaseModel):
     model: str | None = None
     cost_usd: JsonFloat | None = None
     started_at: datetime | None = None
-    duration_ms: JsonNonNegativeInt = 0
+    duration_ms: JsonCount = 0
     answer: str = ""
     env_snapshot: EnvSnapshot = Field(default_factory=EnvSnapshot)
     stdout_tail: str = ""
     stderr_tail: str = ""
     events: list[dict[str, JsonValue]] = Field(default_factory=list)
+    limit: AgentLimit | None = None
 
 
 class RuntimeResult(BaseModel):
@@ -170,9 +184,11 @@ class RuntimeResult(BaseModel):
 
 CaseStatus = Literal["ok", "error", "not_run"]
 ResultFilter = Literal[
-    "passed", "failed", "errored", "grader_error", "not_run", "regressed", "fixed"
+    "passed", "failed", "errored", "grader_error", "not_run", "regressed", "fixed", "flaky"
 ]
-"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline)."""
+"""Which results a page of a run shows (``regressed``/``fixed`` are against a baseline;
+``flaky``: cases whose verdict differs across samples or runs of the same harness@version;
+``grader_error``: pairs whose grading could not decide)."""
 RESULT_FILTERS: tuple[ResultFilter, ...] = get_args(ResultFilter)
 
 
@@ -252,7 +268,7 @@ class RunSettings(BaseModel):
 
     model_config = ConfigDict(**STRICT, json_schema_extra=RAY_FIELDS_ONLY_WITH_RAY)
     concurrency: Annotated[int, Field(ge=1, le=1024), JSON_INT] = 4
-    repeats: Annotated[int, Field(ge=1, le=100), JSON_INT] = 1
+    repeats: Annotated[int, Field(ge=1, le=MAX_REPEATS), JSON_INT] = 1
     case_ids: list[NonEmptyStr] | None = None
     tags: list[NonEmptyStr] | None = None
     limit: JsonPositiveInt | None = None
@@ -385,7 +401,7 @@ class ReportedResult(BaseModel):
 
     model_config = STRICT
     case_id: NonEmptyStr
-    sample: JsonNonNegativeInt = 0
+    sample: SampleIndex = 0
     answer: str = ""
     error: str | None = None
     trace: Trace | None = None

@@ -60,6 +60,8 @@ class Scorecard(BaseModel):
         grader_errors: pairs whose harness finished but whose grading could not decide (a
             grader's error, an unparseable or incomplete judge reply): never passed, counted
             as failed in ``n`` and apart from ``errors`` (SPEC H.6, fail closed).
+        limits: ``agent`` pairs that ended at a limit without an answer, by limit
+            (``{steps: 3, time: 1}``) — finished, graded (an empty answer), not errors.
         pass_at_k: ``{k: value}`` — Chen et al. 2021 unbiased estimator averaged over cases,
             for k = 1..repeats; ``pass_hat_k`` — pass^k (all k samples pass), same k.
         metrics: per-metric summaries keyed by metric name.
@@ -93,6 +95,7 @@ class Scorecard(BaseModel):
     errors: NonNegativeInt = 0
     grader_errors: NonNegativeInt = 0
     not_run: NonNegativeInt = 0
+    limits: dict[str, NonNegativeInt] = Field(default_factory=dict)
     pass_rate: float | None = None
     pass_interval: Interval | None = None
     pass_at_k: dict[str, float] = Field(default_factory=dict)

@@ -93,6 +93,15 @@ def write_atomically(output: Path, chunks: Iterable[bytes]) -> int:
     return lines
 
 
+def _noting_first(cases: Iterable[Case], first: list[Case]) -> Iterator[Case]:
+    """``cases`` as they are, the first one appended to ``first`` (its graders pick the
+    lm-eval scoring)."""
+    for case in cases:
+        if not first:
+            first.append(case)
+        yield case
+
+
 def _batches(cases: Iterable[Case]) -> Iterator[list[dict[str, Any]]]:
     batch: list[dict[str, Any]] = []
     for case in cases:
@@ -139,12 +148,84 @@ def task_name(version: VersionInfo) -> str:
     return re.sub(r"[^a-z0-9_]+", "_", f"benchbook_{version.id}_{version.version}".lower())
 
 
-def lm_eval_task(version: VersionInfo, data_file: Path, fmt: str) -> str:
+#: lm-eval's own ``gsm8k`` task (``lm_eval/tasks/gsm8k/gsm8k.yaml``, task version 3.0): its
+#: stop sequences, its ``exact_match`` options and its two filters, verbatim.
+GSM8K_UNTIL = ["Question:", "</s>", "<|im_end|>"]
+GSM8K_IGNORED = [",", "\\$", "(?s).*#### ", "\\.$"]
+Filters = list[tuple[str, list[tuple[str, dict[str, Any]]]]]
+GSM8K_FILTERS: Filters = [
+    ("strict-match", [("regex", {"regex_pattern": "#### (\\-?[0-9\\.\\,]+)"}), ("take_first", {})]),
+    (
+        "flexible-extract",
+        [
+            ("regex", {"group_select": -1, "regex_pattern": "(-?[$0-9.,]{2,})|(-?[0-9]+)"}),
+            ("take_first", {}),
+        ],
+    ),
+]
+#: Benchbook's exact and normalized answer match as lm-eval filters and metric options
+#: (normalized is an approximation: lm-eval lowercases and drops ASCII punctuation, where
+#: Benchbook also folds Unicode and collapses whitespace).
+STRIP_FILTERS: Filters = [("strip", [("remove_whitespace", {}), ("take_first", {})])]
+
+
+def scoring_kind(case: Case | None) -> str:
+    """How a version is scored, from its first case's graders: ``numeric`` (GSM8K-style),
+    ``normalized`` or ``exact`` (``answer-match`` modes; ``contains`` and any other grader
+    fall back to ``exact``)."""
+    for grader in case.graders if case is not None else []:
+        if grader.id == "numeric":
+            return "numeric"
+        if grader.id == "answer-match" and grader.config.get("mode") == "normalized":
+            return "normalized"
+    return "exact"
+
+
+def _q(value: Any) -> str:
+    """A YAML scalar in double quotes (JSON's escaping is valid YAML)."""
+    return orjson.dumps(value).decode()
+
+
+def _filters_yaml(filters: Filters) -> str:
+    lines = ["filter_list:"]
+    for name, steps in filters:
+        lines += [f"  - name: {_q(name)}", "    filter:"]
+        for function, kwargs in steps:
+            lines.append(f"      - function: {_q(function)}")
+            lines += [f"        {k}: {_q(v)}" for k, v in kwargs.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _scoring_yaml(kind: str) -> str:
+    """``generation_kwargs``, ``metric_list`` and ``filter_list`` of a scoring kind."""
+    until = GSM8K_UNTIL if kind == "numeric" else ["\n\n"]
+    gen = f"generation_kwargs:\n  until: {_q(until)}\n  do_sample: false\n  temperature: 0.0\n"
+    metric = "metric_list:\n  - metric: exact_match\n    aggregation: mean\n"
+    metric += "    higher_is_better: true\n"
+    if kind == "numeric":
+        metric += "    ignore_case: true\n    ignore_punctuation: false\n"
+        metric += f"    regexes_to_ignore: {_q(GSM8K_IGNORED)}\n"
+        return gen + metric + _filters_yaml(GSM8K_FILTERS)
+    if kind == "normalized":
+        metric += "    ignore_case: true\n    ignore_punctuation: true\n"
+    return gen + metric + _filters_yaml(STRIP_FILTERS)
+
+
+def lm_eval_task(version: VersionInfo, data_file: Path, fmt: str, kind: str = "exact") -> str:
     """The lm-eval task YAML for an export (keys of lm-eval's ``TaskConfig``; ``data_files``
-    is absolute so the file works from any directory)."""
+    is absolute so the file works from any directory).
+
+    ``kind`` (:func:`scoring_kind`) picks the answer extraction lm-eval applies before
+    ``exact_match``: ``numeric`` writes lm-eval's own ``gsm8k`` stop sequences, metric options
+    and its ``strict-match`` and ``flexible-extract`` filters (:data:`GSM8K_FILTERS`), so a
+    model that reasons before answering scores as in lm-eval's ``gsm8k`` task; ``exact`` and
+    ``normalized`` strip the answer (``remove_whitespace``) and, for ``normalized``, ignore
+    case and punctuation. ``metadata.benchbook_dataset`` names the version (an import checks it).
+    """
     builder = "parquet" if fmt == "parquet" else "json"
     return (
-        f"# lm-eval task for Benchbook dataset {version.id}@{version.version}\n"
+        f"# lm-eval task for Benchbook dataset {version.id}@{version.version}"
+        f" (scoring: {kind})\n"
         f"task: {task_name(version)}\n"
         f"dataset_path: {builder}\n"
         "dataset_kwargs:\n"
@@ -153,16 +234,9 @@ def lm_eval_task(version: VersionInfo, data_file: Path, fmt: str) -> str:
         "test_split: test\n"
         "output_type: generate_until\n"
         'doc_to_text: "{{input}}"\n'
-        'doc_to_target: "{{target}}"\n'
-        "generation_kwargs:\n"
-        '  until: ["\\n\\n"]\n'
-        "  do_sample: false\n"
-        "metric_list:\n"
-        "  - metric: exact_match\n"
-        "    aggregation: mean\n"
-        "    higher_is_better: true\n"
-        "metadata:\n"
+        'doc_to_target: "{{target}}"\n' + _scoring_yaml(kind) + "metadata:\n"
         "  version: 1.0\n"
+        f"  benchbook_dataset: {_q(f'{version.id}@{version.version}')}\n"
         f"  benchbook_content_hash: {version.content_hash}\n"
     )
 
@@ -204,10 +278,12 @@ def write_export(cases: Iterable[Case], out: Path, fmt: str, version: VersionInf
     data_name = "test.parquet" if fmt == "parquet" else "test.jsonl"
     try:
         writer = _write_parquet if fmt == "parquet" else _write_jsonl
-        n = writer(_batches(cases), part / "data" / data_name)
+        first: list[Case] = []
+        n = writer(_batches(_noting_first(cases, first)), part / "data" / data_name)
         (part / "README.md").write_text(dataset_card(version, data_name, n))
+        kind = scoring_kind(first[0] if first else None)
         (part / "lm_eval_task.yaml").write_text(
-            lm_eval_task(version, out / "data" / data_name, fmt)
+            lm_eval_task(version, out / "data" / data_name, fmt, kind)
         )
         if out.exists():
             out.rmdir()

@@ -19,15 +19,18 @@ passes, paired samples)`` a Multinomial(n, frequencies) number of times, and the
 statistic depends on those counts only. So 10,000 resamples of 100k cases cost one multinomial
 draw of shape (10,000, distinct values) — milliseconds — where the index-based scipy call draws
 10⁹ indices (~40 s here). ``tests/eval/test_compare.py`` checks the intervals agree with
-scipy's. numpy and scipy are imported where they are used, so CLI start-up does not pay.
+scipy's. numpy is imported where it is used, so CLI start-up does not pay; the McNemar p-value
+needs no scipy (:func:`mcnemar_exact_p`).
 """
 
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from math import comb
 from typing import Any
 
 from benchbook.contracts.comparison import (
@@ -100,11 +103,24 @@ def mcnemar_exact_p(fixed: int, regressed: int) -> float:
     """
     if fixed < 0 or regressed < 0:
         raise ValueError(f"counts must be >= 0, got fixed={fixed}, regressed={regressed}")
-    if fixed + regressed == 0:
+    n, low = fixed + regressed, min(fixed, regressed)
+    if n == 0 or 2 * low == n:
         return 1.0
-    from scipy.stats import binomtest
+    return min(1.0, 2.0 * _binomial_half_cdf(low, n))
 
-    return float(binomtest(fixed, fixed + regressed, 0.5).pvalue)
+
+def _binomial_half_cdf(m: int, n: int) -> float:
+    """P(X ≤ m) for X ~ Binomial(n, ½) and m < n/2, without scipy (whose import cost a fresh
+    server's first comparison 2-6 s): the term C(n, m)/2ⁿ exactly rounded (integer division),
+    then the terms below it by the ratio C(n, i−1)/C(n, i) = i/(n−i+1) until they no longer
+    change the sum (relative error ≲ 1e-13 for n in the hundreds of thousands)."""
+    term = comb(n, m) / (1 << n)
+    total, i = term, m
+    while i > 0 and term > total * 1e-18:
+        term *= i / (n - i + 1)
+        total += term
+        i -= 1
+    return total
 
 
 def paired_bootstrap(
@@ -187,6 +203,10 @@ def _pair(
 ) -> _Pairing:
     """Every pair's transition, in baseline order then the candidate's new keys (the hot loop
     of a 100k-pair comparison: a dict lookup and one tuple per pair)."""
+    if isinstance(baseline, list | tuple) and isinstance(candidate, list | tuple):
+        aligned = _pair_aligned(baseline, candidate)
+        if aligned is not None:
+            return aligned
     p = _Pairing()
     before, after = _index(baseline, p), _index(candidate, p)
     keys = list(before) + [k for k in after if k not in before]
@@ -205,6 +225,33 @@ def _pair(
         t = table[b, c]
         append(new(kind, (key[0], key[1], t, b, c)))
         counts[t] += 1
+    return p
+
+
+def _pair_aligned(
+    baseline: Sequence[tuple[str, int, Outcome | None]],
+    candidate: Sequence[tuple[str, int, Outcome | None]],
+) -> _Pairing | None:
+    """:func:`_pair` of two sides holding the same keys in the same order (two runs of one
+    dataset version, every case run: the usual comparison), zipped without a dict per side;
+    None when the keys differ anywhere or repeat (then the general pairing runs)."""
+    if len(baseline) != len(candidate):
+        return None
+    p = _Pairing()
+    new, kind, table, append = tuple.__new__, CaseTransition, _TRANSITION_OF, p.cases.append
+    for (case_id, sample, b), (other, other_sample, c) in zip(baseline, candidate, strict=True):
+        if case_id != other or sample != other_sample:
+            return None
+        if sample:
+            p.repeats = True
+        if b is None and c is None:
+            continue  # not_run on both sides: nothing to say
+        append(new(kind, (case_id, sample, table[b, c], b, c)))
+    keys = {(c[0], c[1]) for c in baseline} if p.repeats else {c[0] for c in baseline}
+    if len(keys) != len(baseline):
+        return None  # a key repeats: the general pairing lists it
+    for t, n in Counter(case.transition for case in p.cases).items():
+        p.counts[t] = n
     return p
 
 

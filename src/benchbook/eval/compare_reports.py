@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from benchbook import numbers
 from benchbook.contracts.comparison import TRANSITIONS, Comparison, Delta, GateResult
 from benchbook.eval.compare import MAX_LISTED
 
@@ -23,14 +24,21 @@ def _pct(value: float | None, signed: bool = False) -> str:
     return f"{value:+.2%}" if signed else f"{value:.2%}"
 
 
-def _num(value: float | None, signed: bool = False) -> str:
+def _num(value: float | None, signed: bool = False, name: str = "") -> str:
+    """A value of the quantity ``name`` as people read it (:mod:`benchbook.numbers`): costs
+    in dollars with their significant digits, token counts as integers, ``n/a`` for None."""
     if value is None:
         return "n/a"
-    return f"{value:+,.4g}" if signed else f"{value:,.4g}"
+    if name.endswith("_usd"):
+        return numbers.usd(value, signed)
+    if name.startswith("tokens") or name == "errors":
+        return numbers.tokens(value, signed)
+    return numbers.number(value, signed)
 
 
-def _delta_line(delta: Delta) -> str:
-    return f"{_num(delta.baseline)} → {_num(delta.candidate)} ({_num(delta.delta, signed=True)})"
+def _delta_line(delta: Delta, name: str = "") -> str:
+    b, c = _num(delta.baseline, name=name), _num(delta.candidate, name=name)
+    return f"{b} → {c} ({_num(delta.delta, True, name)})"
 
 
 def _interval(c: Comparison) -> str:
@@ -94,7 +102,7 @@ def render_text(c: Comparison, verdict: GateResult | None = None) -> str:
     ]
     lines += [f"{name}: {_delta_line(d)}" for name, d in c.metrics.items()]
     for name in ("cost_usd", "tokens_input", "tokens_output", "latency_p50_ms", "latency_p95_ms"):
-        lines.append(f"{name}: {_delta_line(getattr(c, name))}")
+        lines.append(f"{name}: {_delta_line(getattr(c, name), name)}")
     lines.append(f"errors: {_delta_line(c.errors)}")
     regressed = _ids(c, "regressed", MAX_LISTED)
     if regressed and verdict is None:  # a gate lists them in its failures
@@ -140,7 +148,10 @@ def render_markdown(c: Comparison, verdict: GateResult | None = None) -> str:
         )
     for name in ("cost_usd", "tokens_input", "tokens_output", "latency_p50_ms", "errors"):
         d = getattr(c, name)
-        out.append(f"| {name} | {_num(d.baseline)} | {_num(d.candidate)} | {_num(d.delta, True)} |")
+        out.append(
+            f"| {name} | {_num(d.baseline, name=name)} | {_num(d.candidate, name=name)} "
+            f"| {_num(d.delta, True, name)} |"
+        )
     out += ["", f"{_interval(c)}; {_mcnemar(c)}.", "", f"Transitions: {_counts(c)}.", ""]
     if verdict is not None and verdict.failures:
         out += [f"- {_md(f)}" for f in verdict.failures] + [""]

@@ -26,6 +26,7 @@ from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import PricingTable
+from benchbook.runtime.sandbox import SandboxPolicy
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class Submission:
         mirrors: the local mirror cache (``<mirrors>/<host>/<owner>/<repo>.git``), where
             graders that only read the repository at its base commit find it without the
             workspace (``localization`` when rescoring).
+        sandbox: how workspace graders start their command (the run's
+            ``RuntimeConfig.sandbox``); None: the default policy (sandbox on).
     """
 
     answer: str
@@ -48,6 +51,7 @@ class Submission:
     status: Literal["ok", "error"] = "ok"
     workdir: Path | None = None
     mirrors: Path | None = None
+    sandbox: SandboxPolicy | None = None
 
 
 class VerdictCache(Protocol):

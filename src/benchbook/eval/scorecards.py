@@ -10,6 +10,8 @@ Counting rules (SPEC H.6):
 
 - ``n`` = pairs whose harness finished or errored (``ok`` + ``error``); ``not_run`` pairs are
   counted apart and excluded from every rate and from latency.
+- ``limits`` = ``agent`` pairs that ended at a limit (``{steps: n}``), finished and graded, never
+  errors.
 - ``passed`` = pairs with ``passed is True``; ``errors`` = pairs whose harness errored, which
   count as failed in the pass rate (they are in ``n``, never in ``passed``); ``grader_errors``
   = finished pairs whose grading could not decide (fail closed: failed, never passed, and no
@@ -191,19 +193,22 @@ class ScorecardBuilder:
         self._metrics: dict[str, _MetricTotals] = {}
         self._durations_ms: array[int] = array("q")
         self._counts = {"n": 0, "passed": 0, "errors": 0, "grader_errors": 0, "not_run": 0}
+        self._limits: dict[str, int] = {}  # agent limit → pairs it ended
         self._finished = self._verdicts = 0  # ok pairs; ok pairs with a pass/fail
         self._tokens = [0, 0, 0, 0]  # harness input, output; judge input, output
         self._cost_usd = Decimal(0)  # exact sums: each cost's shortest repr, rounded once
         self._judge_cost_usd = Decimal(0)
         self._localization: list[dict[str, Any]] = []  # per-pair rows for the aggregates
 
-    def add(self, result: CaseResult, usage: Usage | None = None) -> None:
+    def add(self, result: CaseResult, usage: Usage | None = None, limit: str | None = None) -> None:
         """Count one (case, sample) result.
 
         Args:
             result: the result; its ``trace`` may be None (stored results are read without it).
             usage: the pair's token usage when the result carries no trace; defaults to
                 ``result.trace.usage`` (or none).
+            limit: the ``agent`` limit that ended the pair when the result carries no trace;
+                defaults to ``result.trace.limit``. Counted in ``limits``, apart from errors.
         """
         counter = self._per_case.setdefault(result.case_id, [0, 0])
         if result.status == "not_run":
@@ -220,6 +225,10 @@ class ScorecardBuilder:
             self._counts["grader_errors"] += result.grader_error is not None
             self._verdicts += result.grader_error is None and result.passed is not None
         self._durations_ms.append(result.duration_ms)
+        if limit is None and result.trace is not None:
+            limit = result.trace.limit
+        if limit is not None and result.status == "ok":
+            self._limits[limit] = self._limits.get(limit, 0) + 1
         for score in result.scores:
             self._metrics.setdefault(score.metric, _MetricTotals()).add(score)
             if score.metric == "localization":
@@ -286,9 +295,9 @@ class ScorecardBuilder:
         """The scorecard's summary fields, ready for ``Scorecard(**header, **summary)``.
 
         Returns:
-            ``{cases, n, passed, errors, grader_errors, not_run, pass_rate, pass_interval,
-            pass_at_k, pass_hat_k, metrics, tokens_input, tokens_output, cost_usd,
-            judge_tokens_input, judge_tokens_output, judge_cost_usd, latency}`` (see
+            ``{cases, n, passed, errors, grader_errors, not_run, limits, pass_rate,
+            pass_interval, pass_at_k, pass_hat_k, metrics, tokens_input, tokens_output,
+            cost_usd, judge_tokens_input, judge_tokens_output, judge_cost_usd, latency}`` (see
             :class:`~benchbook.contracts.scorecard.Scorecard`); ``repeats`` is left to the caller.
         """
         n, passed = self._counts["n"], self._counts["passed"]
@@ -297,6 +306,7 @@ class ScorecardBuilder:
         return {
             "cases": len(self._per_case),
             **self._counts,
+            "limits": dict(sorted(self._limits.items())),
             "pass_rate": passed / n if rates else None,
             "pass_interval": wilson_interval(passed, n) if rates else None,
             "pass_at_k": self._averaged(pass_at_k) if rates else {},

@@ -17,7 +17,9 @@ GUIDES: dict[str, ToolGuide] = {
             "admins only). Templates take {task}, {case_id}, {workdir}, {sample}."
         ),
         parameters={
-            "harness": "{id, version, description?, kind: command|openai|python, config}.",
+            "harness": (
+                "{id, version, description?, kind: command|openai|python|agent|external, config}."
+            ),
             "shared": "Publish into the installation-wide _shared tier.",
         },
         idempotent=True,

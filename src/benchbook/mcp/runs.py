@@ -42,6 +42,31 @@ GUIDES: dict[str, ToolGuide] = {
             " sample?, error?, trace?}]}"
         },
     ),
+    "import_inspect_run": ToolGuide(
+        advice=(
+            "Bring an Inspect AI log in as a run: its samples are matched to the dataset's cases"
+            " (by id, else by input text), graded by Benchbook's graders, and Inspect's own"
+            " scores kept as imported_scorecard. Send a .json log as request.text or any log"
+            " (.eval zip) as request.content_base64. Unmatched samples are listed and nothing"
+            " is registered unless allow_unmatched."
+        ),
+        parameters={
+            "request": "{dataset: 'id@version', harness?: 'id@version', graders?,"
+            " allow_unmatched?, text? | content_base64?}"
+        },
+    ),
+    "import_lm_eval_run": ToolGuide(
+        advice=(
+            "Bring one lm-eval task's --log_samples output in as a run: samples_text is the"
+            " samples_<task>_*.jsonl, results_text the results_*.json (model arguments, lm-eval"
+            " version). filtered_resps of request.filter (default the first filter) is the"
+            " answer; each lm-eval metric an imported score."
+        ),
+        parameters={
+            "request": "{dataset: 'id@version', harness?, graders?, allow_unmatched?, task?,"
+            " filter?, samples_text, results_text?}"
+        },
+    ),
     "list_runs": ToolGuide(
         parameters={
             "dataset": "Dataset id or id@version.",
@@ -84,7 +109,27 @@ GUIDES: dict[str, ToolGuide] = {
         read_only=True,
     ),
     "get_run_trace": ToolGuide(
+        advice="A trace past 16 MiB of JSON is refused: read it with export_run_trace.",
         parameters={"run_id": RUN_ID, "case_id": "The case id.", "sample": "Repeat index."},
+        read_only=True,
+    ),
+    "export_run_trace": ToolGuide(
+        advice="The trace's JSON text, cut at 8 MiB with a note (HTTP streams it whole).",
+        parameters={"run_id": RUN_ID, "case_id": "The case id.", "sample": "Repeat index."},
+        read_only=True,
+    ),
+    "export_run": ToolGuide(
+        advice=(
+            "One row per (case, sample): status, passed, answer, error, cost_usd, tokens, "
+            "duration_ms and score.<metric> for each metric of the scorecard. Over MCP the text "
+            "is bounded; for a whole large run use GET /api/runs/{id}/export or "
+            "`benchbook runs export` (also Parquet)."
+        ),
+        parameters={
+            "run_id": RUN_ID,
+            "scorecard_id": "Whose scores (sc_…); default the run's own scorecard.",
+            "format": "jsonl (default) or csv.",
+        },
         read_only=True,
     ),
     "cancel_run": ToolGuide(
@@ -145,5 +190,43 @@ GUIDES: dict[str, ToolGuide] = {
         },
         read_only=True,
     ),
+    "list_case_results": ToolGuide(
+        advice="Page with before = the previous page's next_before.",
+        parameters={
+            "dataset_id": "The dataset id (every version's runs count).",
+            "case_id": "The case id.",
+            "before": "Next page: next_before of the previous page.",
+            "limit": "Results per page, 1-500.",
+        },
+        read_only=True,
+    ),
+    "list_flaky_cases": ToolGuide(
+        advice=(
+            "A case is flaky when its verdict differs across the run's samples (kind "
+            "'samples') or across this run and the other ended runs of the same harness@version "
+            "on the same dataset version ('runs'). list_run_results(outcome='flaky') pages them."
+        ),
+        parameters={"run_id": RUN_ID},
+        read_only=True,
+    ),
+    "get_leaderboard": ToolGuide(
+        advice=(
+            "Which harness is best on a dataset version, at what cost: one row per "
+            "harness@version (its latest finished scorecard; select='best' or 'all' for "
+            "others) with pass rate and Wilson interval, pass@k, cost per case, tokens and "
+            "latency. Rows graded under different plans are in separate groups, never ranked "
+            "together; frontier=true marks the cost-accuracy Pareto frontier of a group."
+        ),
+        parameters={
+            "dataset_id": "The dataset id.",
+            "version": "SemVer, a version tag or 'latest' (default).",
+            "select": "latest (default), best or all.",
+            "sort": "pass_rate (default), cost, date or harness.",
+            "tag": "Only scorecards holding this tag.",
+            "plan": "Only plans whose hash starts with this.",
+        },
+        read_only=True,
+    ),
 }
-"""Operation name → guide, for ``services/runs.py`` and ``services/scorecards.py``."""
+"""Operation name → guide, for ``services/runs.py``, ``services/scorecards.py`` and
+``services/leaderboards.py``."""

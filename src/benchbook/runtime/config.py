@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchbook.runtime.sandbox import SandboxPolicy
+
 
 @dataclass(frozen=True)
 class RuntimeConfig:
@@ -17,6 +19,9 @@ class RuntimeConfig:
         tail_bytes: how much of a command harness's stdout/stderr the trace keeps (the end).
         keep_workdirs: leave working directories in place after the case (debugging).
         env_providers: extra environment kinds a provider is configured for (os-use, images).
+        sandbox: how every case process is started (``runtime/sandbox.py``); on by default.
+        browser_allowed_hosts: ``host`` / ``host:port`` entries a browser case may open
+            (``environments/egress.py``); empty: none.
     """
 
     work_root: Path
@@ -25,3 +30,5 @@ class RuntimeConfig:
     tail_bytes: int = 8192
     keep_workdirs: bool = False
     env_providers: frozenset[str] = field(default_factory=frozenset)
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    browser_allowed_hosts: tuple[str, ...] = ()

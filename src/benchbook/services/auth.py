@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import os
 import secrets as random_source
+import threading
 from datetime import timedelta
 
 from argon2.exceptions import InvalidHashError, VerificationError
@@ -34,6 +36,10 @@ SESSION_TTL = timedelta(days=14)
 KEY_TOUCH_INTERVAL = timedelta(seconds=60)
 # A real argon2 hash checked when the email is unknown, so both paths cost the same time.
 _DUMMY_HASH = PASSWORDS.hash("benchbook-timing-equalizer")
+PASSWORD_CHECKS_AT_ONCE = max(2, os.cpu_count() or 2)
+"""Concurrent argon2 checks allowed (one per core): more only add memory (64 MiB each), not
+speed; the others wait in their thread without holding a database connection."""
+_PASSWORD_CHECKS = threading.BoundedSemaphore(PASSWORD_CHECKS_AT_ONCE)
 
 
 def _principal(user: repo.UserRow, workspace: str, role: Role) -> Principal:
@@ -72,6 +78,7 @@ def authenticate_password(
     *,
     throttle: LoginThrottle | None = None,
     client: str | None = None,
+    device: str | None = None,
 ) -> Principal:
     """The principal for an email + password in ``workspace`` (default: ``default`` or the
     user's first workspace).
@@ -80,31 +87,43 @@ def authenticate_password(
         throttle: counts the attempt for ``email`` and ``client`` (an address) before any
             hashing; None skips throttling (the CLI, tests of the hashing itself).
         client: the caller's network address, as the transport saw it.
+        device: the nonce of the caller's valid device cookie for ``email``
+            (``login_devices.trusted_device``): counted on its own, not locked out by the
+            account's failures from other clients.
 
     Raises:
         TooManyRequests: too many failed logins for the account or the address (429).
         Unauthenticated: any mismatch or no membership.
     """
-    if throttle is not None:
-        throttle.begin(email, client)
+    trusted = throttle.begin(email, client, device) if throttle is not None else False
     principal = _check_password(engine, email, password, workspace)
     if throttle is not None:
-        throttle.succeeded(email, client)
+        throttle.succeeded(email, client, device if trusted else None)
     return principal
 
 
 def _check_password(engine: Engine, email: str, password: str, workspace: str | None) -> Principal:
+    """Read the hash, give the connection back, verify, then read the membership: argon2
+    (~50 ms of CPU, 64 MiB) never holds a pooled connection, and at most
+    :data:`PASSWORD_CHECKS_AT_ONCE` run at once (issue 27: 50 concurrent wrong logins held
+    every connection and the rest of the server answered 500)."""
     bad = Unauthenticated("invalid email or password")
-    with engine.begin() as conn:
+    with engine.connect() as conn:  # a read: never waits for SQLite's writer
         user = repo.find_user_by_email(conn, email)
+    stored = user.password_hash if user is not None else None
+    with _PASSWORD_CHECKS:
         try:
-            PASSWORDS.verify((user and user.password_hash) or _DUMMY_HASH, password)
+            PASSWORDS.verify(stored or _DUMMY_HASH, password)
         except (VerificationError, InvalidHashError) as exc:
             raise bad from exc
-        if user is None or user.password_hash is None:
-            raise bad
-        if PASSWORDS.check_needs_rehash(user.password_hash):
-            repo.set_password_hash(conn, user.id, PASSWORDS.hash(password))
+        rehashed = (
+            PASSWORDS.hash(password) if stored and PASSWORDS.check_needs_rehash(stored) else None
+        )
+    if user is None or stored is None:
+        raise bad
+    with engine.begin() as conn:
+        if rehashed is not None:
+            repo.set_password_hash(conn, user.id, rehashed)
         member = _membership(conn, user.id, workspace)
         return _principal(user, member.workspace, _role(member.role))
 

@@ -22,9 +22,13 @@ READ_ACTIONS = frozenset(
 )
 WRITE_ACTIONS = frozenset({"datasets:write", "comments:write", "runs:write", "recipes:write"})
 #: ``harnesses:write`` is admin-only: registering a harness is code execution on the server.
+#: ``runs:manage`` is acting on a run another user started (cancel, resume, retry — which
+#: deletes its errored results — and its scorecards' tags); a run's starter needs only
+#: ``runs:write`` (``Context.require_own``).
 ADMIN_ACTIONS = frozenset(
     {
         "harnesses:write",
+        "runs:manage",
         "datasets:delete",
         "secrets:read",
         "secrets:write",

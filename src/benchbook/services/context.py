@@ -50,6 +50,20 @@ class Context:
                 {"action": action, "role": self.principal.role},
             )
 
+    def require_own(self, owner: str, action: str, what: str) -> None:
+        """Raise Forbidden unless the principal is ``owner`` (a user id) or its role grants
+        ``action`` over other users' things; ``what`` names the thing in the message
+        (``"run run_…"``)."""
+        if not self.allows_own(owner, action):
+            raise Forbidden(
+                f"{what} belongs to another user; only they or an admin may change it",
+                {"action": action, "role": self.principal.role, "owner": owner},
+            )
+
+    def allows_own(self, owner: str, action: str) -> bool:
+        """True when the principal is ``owner`` or its role grants ``action`` (for buttons)."""
+        return owner == self.principal.user_id or role_allows(self.principal.role, action)
+
     def allows(self, action: str) -> bool:
         """True when the principal's role grants ``action`` (for showing buttons)."""
         return role_allows(self.principal.role, action)

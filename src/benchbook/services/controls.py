@@ -97,15 +97,17 @@ class RunControls:
     rescore: bool
     """``rescore_run``: ``runs:write`` and the run has ended (not queued or running)."""
     tag: bool
-    """``set_scorecard_tags`` on its scorecards: ``runs:write`` and the run is ``finished``."""
+    """``set_scorecard_tags`` on its scorecards: ``runs:write``, the run is ``finished`` and
+    the caller started it or is an admin (``runs:manage``)."""
 
 
-def run_controls(ctx: Context, workspace: str, status: str) -> RunControls:
-    """The caller's :class:`RunControls` for a run of ``workspace`` in ``status`` — the rules
-    ``rescore_run`` and ``set_scorecard_tags`` enforce (a run of another workspace: none)."""
+def run_controls(ctx: Context, workspace: str, status: str, started_by: str) -> RunControls:
+    """The caller's :class:`RunControls` for a run of ``workspace`` in ``status`` started by
+    ``started_by`` — the rules ``rescore_run`` and ``set_scorecard_tags`` enforce (a run of
+    another workspace: none)."""
     write = workspace == ctx.workspace and ctx.allows("runs:write")
     return RunControls(
         start=may_start_run(ctx),
         rescore=write and status not in ("queued", "running"),
-        tag=write and status == "finished",
+        tag=write and status == "finished" and ctx.allows_own(started_by, "runs:manage"),
     )

@@ -553,13 +553,22 @@ def export_dataset(ctx: Context, dataset_id: str, ref: str = "latest") -> Iterat
 
 
 def export_dataset_chunks(
-    ctx: Context, dataset_id: str, ref: str = "latest", chunk_bytes: int = 256 * 1024
+    ctx: Context,
+    dataset_id: str,
+    ref: str = "latest",
+    chunk_bytes: int = 256 * 1024,
+    after: int | None = None,
 ) -> Iterator[bytes]:
     """The bytes of :func:`export_dataset` in chunks of whole lines, each about ``chunk_bytes``
     (sized from the average line of each database batch of 5,000 cases; a longer line is a
-    chunk of its own): what a socket is fed, without a Python step per line. Raises NotFound
-    eagerly like :func:`export_dataset`."""
-    batches = _export_batches(ctx, dataset_id, ref)
+    chunk of its own): what a socket is fed, without a Python step per line. The stored
+    canonical bodies are sent as they are (validated when written; never parsed here).
+
+    ``after`` (0-based position, as ``get_dataset``'s cursor) starts after that case: a reader
+    whose stream dropped resumes with the count of lines it has minus one. Raises NotFound
+    eagerly like :func:`export_dataset`, InvalidInput (path ``after``) for a negative cursor or
+    one beyond 64 bits."""
+    batches = _export_batches(ctx, dataset_id, ref, after)
 
     def chunks() -> Iterator[bytes]:
         with contextlib.closing(batches):
@@ -573,16 +582,23 @@ def export_dataset_chunks(
     return chunks()
 
 
-def _export_batches(ctx: Context, dataset_id: str, ref: str) -> Generator[list[bytes]]:
-    """Resolve ``dataset_id@ref`` now (NotFound, Forbidden raised here); the returned generator
-    reads the version's bodies in batches on its own connection."""
+def _export_batches(
+    ctx: Context, dataset_id: str, ref: str, after: int | None = None
+) -> Generator[list[bytes]]:
+    """Resolve ``dataset_id@ref`` now (NotFound, Forbidden, a bad ``after`` raised here); the
+    returned generator reads the version's bodies after position ``after`` in batches on its own
+    connection."""
     ctx.require("datasets:read")
+    if after is not None:
+        bounded_int(after, "after", high=MAX_AFTER)
     with ctx.engine.connect() as conn:
         version_pk = resolve_version(conn, ctx.workspace, dataset_id, ref).pk
 
+    start = -1 if after is None else after
+
     def batches() -> Generator[list[bytes]]:
         with ctx.engine.connect() as conn:
-            yield from repo.iter_body_batches(conn, version_pk)
+            yield from repo.iter_body_batches(conn, version_pk, after=start)
 
     return batches()
 

@@ -99,6 +99,8 @@ def derive_gold_locations(
         raise InvalidInput("give a case (dataset and case_id) or a patch, not both", {})
     if patch is not None:
         check_text(patch, "patch")
+        if not patch.strip():
+            raise InvalidInput("patch: empty; give a unified diff", {"field": "patch"})
         if len(patch.encode()) > MAX_PATCH_BYTES:
             raise InvalidInput(f"patch: larger than {MAX_PATCH_BYTES} bytes", {"field": "patch"})
         files = patch_lines(patch)

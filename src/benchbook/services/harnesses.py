@@ -17,6 +17,7 @@ from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.harness import (
+    AgentHarness,
     AnyHarness,
     CommandHarness,
     ExternalHarness,
@@ -42,6 +43,7 @@ _KINDS: dict[str, type[AnyHarness]] = {
     "command": CommandHarness,
     "openai": OpenAIHarness,
     "python": PythonHarness,
+    "agent": AgentHarness,
     "external": ExternalHarness,
 }
 

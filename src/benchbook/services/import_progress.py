@@ -1,10 +1,11 @@
 """Import progress (SPEC E.5): the counter that reports rows read and cases built while an
-import streams, the read notes of a source, and the error for a source without rows."""
+import streams, the bounds on what one import may store, the read notes of a source, and the
+error for a source without rows."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, MutableSequence
+from collections.abc import Callable, Iterator, MutableSequence, Sequence
 from contextlib import ExitStack
 from typing import Protocol
 
@@ -14,7 +15,8 @@ from benchbook.datasets.mapping import CaseBuilder, case_rows
 from benchbook.datasets.row_worker import CaseRowWorker, worker_fits
 from benchbook.datasets.sources.base import RowSource
 from benchbook.datasets.sources.files import FileSource
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, PayloadTooLarge
+from benchbook.settings import Settings
 from benchbook.store.datasets import CaseRow
 
 PROGRESS_EVERY = 1000
@@ -58,6 +60,43 @@ def read_fraction(source: CountedSource, rows_read: int) -> float | None:
 def source_notes(source: CountedSource) -> list[str]:
     """How the source was read when not the plain way (a Hugging Face fallback), in order."""
     return list(getattr(source, "notes", None) or [])
+
+
+def bounded_rows(
+    stream: Iterator[CaseRow], settings: Settings, numbers: Sequence[int], word: str
+) -> Iterator[CaseRow]:
+    """``stream`` as is, until it holds more than ``settings.import_max_rows`` cases or more
+    than ``settings.import_max_bytes`` bytes of case bodies (canonical JSON): then
+    PayloadTooLarge (413) naming the setting, the bound and the ``word`` (``line``/``row``) of
+    the source where it tripped (``numbers[-1]``, filled as the stream yields). Raised inside
+    the import's transaction, so nothing is stored (issue 27: a 4 MB gzip of valid rows wrote
+    ~100 GB)."""
+    max_rows, max_bytes = settings.import_max_rows, settings.import_max_bytes
+    stored = 0
+    for count, row in enumerate(stream, 1):
+        stored += len(row[1])
+        if count > max_rows:
+            raise _past("import_max_rows", max_rows, "cases", numbers, word)
+        if stored > max_bytes:
+            raise _past("import_max_bytes", max_bytes, "bytes of cases", numbers, word)
+        yield row
+
+
+def _past(setting: str, limit: int, what: str, numbers: Sequence[int], word: str) -> Exception:
+    where = f"{word} {numbers[-1]}" if numbers else "the source"
+    problem = (
+        f"the import stores more than {limit} {what} ({setting}); nothing was imported. "
+        f"Import fewer rows ('limit'), or raise BENCHBOOK_{setting.upper()}"
+    )
+    return PayloadTooLarge(
+        f"{where}: {problem}",
+        {
+            "setting": setting,
+            "limit": limit,
+            "where": where,
+            "errors": [{"path": where, "message": problem, "limit": limit}],
+        },
+    )
 
 
 class ImportCounter:

@@ -25,6 +25,7 @@ from benchbook.contracts.imports import (
     ImportResult,
     PreviewResult,
 )
+from benchbook.contracts.registry import RegisterResult
 from benchbook.datasets.catalog import get_entry, list_entries
 from benchbook.datasets.catalog.entry import FileSourceFactory
 from benchbook.datasets.identity import dataset_meta, version_hash
@@ -39,16 +40,17 @@ from benchbook.datasets.sources.limits import SourceLimits
 from benchbook.datasets.spool import CaseRowSpool
 from benchbook.datasets.versions import pick_latest
 from benchbook.errors import ContentConflict, InvalidInput
-from benchbook.services import recipes
+from benchbook.services import import_keys, recipes
 from benchbook.services.context import Context
 from benchbook.services.datasets import store_version
-from benchbook.services.import_progress import Progress, counted_rows, no_rows
+from benchbook.services.import_progress import Progress, bounded_rows, counted_rows, no_rows
 from benchbook.services.import_progress import source_notes as source_notes
 from benchbook.services.import_versions import plan_version as plan_version
 from benchbook.services.import_versions import target_version, version_description
 from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
 from benchbook.store import datasets as repo
+from benchbook.store.engine import truncate_log
 
 if TYPE_CHECKING:
     from benchbook.datasets.sources.hf_hub import HfHub
@@ -357,6 +359,9 @@ def import_benchmark(
         that version and ``identical_to`` names it.
 
     Raises:
+        PayloadTooLarge: the import would store more than ``import_max_rows`` cases or
+            ``import_max_bytes`` bytes of them (naming the setting and the line); nothing is
+            stored.
         ContentConflict: what the source holds does not fit the request (:func:`source_content`):
             bad rows (the first failures with row numbers), no rows, templates, duplicate case
             ids, a file the recipe reads but none was sent; nothing is stored.
@@ -371,26 +376,56 @@ def import_benchmark(
     version, latest = target_version(ctx, request, dataset_id)
     _check_inline_rows(plan, request, file)
     with source_content(), _local_file(request, file, file_name) as (path, name):
+        stamp = _stamp(path)
         source = open_source(ctx, plan, path, name)
         meta = _meta(plan, dataset_id, version, source, request.limit)
+        hooks = (plan.hook, plan.file_source)
+        key = import_keys.source_key(ctx, plan.recipe, plan.via, hooks, request, source, meta)
+        workspace = ctx.target_workspace(request.shared)
+        same = None
+        if key is not None and (latest or request.bump is None):
+            same = import_keys.unchanged_version(ctx, workspace, dataset_id, latest or version, key)
+        if same is not None:  # read under this key before: its rows are not built again
+            return _result(same, version, source)
         numbers = array("q")  # 8 bytes a case: duplicate ids are reported by file line
         word = "line" if getattr(source, "format", None) in ("csv", "jsonl") else "row"
         with ExitStack() as stack, CaseRowSpool() as spool:
             counter, stream = counted_rows(
                 stack, source, builder, request.limit, progress, numbers, row_worker
             )
+            stream = bounded_rows(stream, ctx.settings, numbers, word)
             if source.ref.kind in REMOTE_SOURCES:  # fetch before the write lock is taken
                 stream = spool.drain(stream).replay()
-            result = store_version(
-                ctx,
-                dataset_id,
-                version,
-                meta,
-                counter.track(stream),
-                request.shared,
-                unless_same_as=latest,
-                row_numbers=(numbers, word),
-            )
+            try:
+                result = store_version(
+                    ctx,
+                    dataset_id,
+                    version,
+                    meta,
+                    counter.track(stream),
+                    request.shared,
+                    unless_same_as=latest,
+                    row_numbers=(numbers, word),
+                )
+            except BaseException:
+                truncate_log(ctx.engine)  # the rolled-back rows filled SQLite's log
+                raise
+        if key is not None and stamp is not None and stamp == _stamp(path):  # not rewritten
+            import_keys.record_key(ctx, result.workspace, result.id, result.version, key)
+    return _result(result, version, source)
+
+
+def _stamp(path: Path | None) -> tuple[int, int, int] | None:
+    """``(inode, size, mtime ns)`` of a file (None: no file): equal before and after an import
+    means the file hashed first is the file read."""
+    if path is None or not path.is_file():
+        return None
+    st = path.stat()
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _result(result: RegisterResult, version: str, source: RowSource) -> ImportResult:
+    """The import's answer for the stored (or identical) version ``result``."""
     return ImportResult(
         workspace=result.workspace,
         id=result.id,

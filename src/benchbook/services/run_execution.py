@@ -50,6 +50,7 @@ from benchbook.services.leases import (
 )
 from benchbook.services.reproducibility import finish_record
 from benchbook.services.runs import load_run, run_view
+from benchbook.services.sandboxing import check_sandbox, sandbox_policy
 from benchbook.services.secrets import secret_values_for
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
@@ -187,6 +188,7 @@ class StoreSink:
             trace_sha256=digest,
             scores=orjson.dumps([s.model_dump(mode="json") for s in r.scores]).decode(),
             grader_error=r.grader_error,
+            agent_limit=r.trace.limit if r.trace is not None else None,
         )
 
     def renew_in(self, conn: Connection) -> bool:
@@ -215,10 +217,15 @@ class StoreSink:
 
 
 def runtime_config(settings: Settings) -> RuntimeConfig:
-    """The runtime's paths from the settings (work root default: ``<tmp>/benchbook-work``)."""
+    """The runtime's paths, sandbox and browser egress from the settings (work root default:
+    ``<tmp>/benchbook-work``)."""
     work_root = settings.work_root or Path(tempfile.gettempdir()) / "benchbook-work"
     return RuntimeConfig(
-        work_root=work_root, mirrors=settings.home / "mirrors", chromium=settings.chromium
+        work_root=work_root,
+        mirrors=settings.home / "mirrors",
+        chromium=settings.chromium,
+        sandbox=sandbox_policy(settings, work_root),
+        browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
     )
 
 
@@ -310,6 +317,7 @@ def _execute(
 ) -> Run:
     run_id = row.id
     try:
+        check_sandbox(ctx.engine, ctx.settings)  # the settings may have changed since the start
         with ctx.engine.connect() as conn:
             harness = load_harness(harness_repo.harness_by_pk(conn, row.harness_pk))
         pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)

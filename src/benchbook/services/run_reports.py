@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import asyncio
 
+import orjson
+from pydantic import JsonValue
+
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import (
     CaseResult,
@@ -129,6 +132,15 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
         InvalidInput: more than 100,000 rows, a repeated (case, sample) (named by its row),
             unknown grader ids, or a harness that is not ``id@version`` with a SemVer version.
     """
+    return store_reported_run(ctx, request)
+
+
+def store_reported_run(
+    ctx: Context, request: ReportRunRequest, imported: dict[str, JsonValue] | None = None
+) -> Run:
+    """:func:`report_run`, with ``imported`` (what another tool's log recorded: tool, version,
+    task, model, sha256 …) kept in the run's reproducibility record under ``import``. The one
+    write path of reported and imported runs (issue 31). Not an operation."""
     ctx.require("runs:write")
     if len(request.results) > MAX_RESULTS:
         raise InvalidInput(
@@ -163,6 +175,9 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
     run = create_run(ctx, start, holder=worker, reported=True)
     with ctx.engine.begin() as conn:
         repo.set_run(conn, run.id, total=len(request.results))
+        if imported is not None:
+            record = {**run.reproducibility, "import": imported}
+            repo.set_run(conn, run.id, reproducibility=orjson.dumps(record).decode())
         row = load_run(conn, ctx, run.id)
     pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
@@ -222,4 +237,4 @@ def report_run(ctx: Context, request: ReportRunRequest) -> Run:
     return finish_run(ctx, run.id, sink, "finished", pricing_sha)
 
 
-__all__ = ["report_run"]
+__all__ = ["report_run", "store_reported_run"]

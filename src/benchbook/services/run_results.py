@@ -4,19 +4,21 @@ run's status for the dataset timeline."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
 from sqlalchemy import Connection
 
-from benchbook.contracts.run import RESULT_FILTERS, CaseResult, ResultFilter, Trace
+from benchbook.contracts.run import MAX_REPEATS, RESULT_FILTERS, CaseResult, ResultFilter, Trace
 from benchbook.contracts.score import Score
-from benchbook.errors import InvalidInput, NotFound
+from benchbook.errors import InvalidInput, NotFound, PayloadTooLarge
 from benchbook.services import traces
 from benchbook.services.bounds import check_text
 from benchbook.services.comparisons import resolve_baseline
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, load_run, run_view
+from benchbook.store import history as history_repo
 from benchbook.store import runs as repo
 
 MAX_SEARCH = 512
@@ -37,6 +39,10 @@ def list_run_results(
     scores and verdicts (the run's own by default) and without traces (read one with
     :func:`get_run_trace`).
 
+    A page also stops before its answers, errors and scores pass ``max_page_bytes``
+    characters (16 MiB; at least one result), so it may hold fewer than ``limit``: continue
+    from the last result's cursor until a page is empty.
+
     Args:
         after: the cursor ``"<position>:<sample>"`` of the last result of the previous page.
         limit: 1–500.
@@ -44,7 +50,9 @@ def list_run_results(
             ``errored`` (the harness failed), ``grader_error`` (grading could not decide),
             ``not_run``, or — against ``baseline`` — ``regressed`` (passed in the baseline,
             not here) or ``fixed`` (the reverse), as ``compare_scorecards`` decides them;
-            decided under ``scorecard``.
+            ``flaky``: cases whose verdict differs across this run's samples or its
+            harness@version's other ended runs on this dataset version; decided under
+            ``scorecard``.
         search: only case ids containing this text (case-insensitive).
         baseline: for ``regressed``/``fixed``: a scorecard id, a run id (its own scorecard)
             or a scorecard tag of this run's dataset id.
@@ -126,14 +134,20 @@ def _result_page(
     if search is not None and len(search) > MAX_SEARCH:
         raise InvalidInput(f"search: at most {MAX_SEARCH} characters", {"search": search[:80]})
     with ctx.engine.connect() as conn:
+        flaky: tuple[str, ...] = ()
+        if outcome == "flaky":
+            flaky = (row.id, *history_repo.sibling_runs(conn, row.id, ctx.workspace))
         query = repo.ResultQuery(
             scorecard_id=scorecard_id,
             outcome=outcome,
             search=search or None,
             baseline=_baseline(conn, ctx, row, outcome, baseline),
             own=scorecard_id == row.scorecard_id,
+            flaky_among=flaky,
         )
-        rows = repo.scored_result_page(conn, row.id, query, cursor, limit)
+        rows = repo.scored_result_page(
+            conn, row.id, query, cursor, limit, ctx.settings.max_page_bytes
+        )
     return [_result(r) for r in rows]
 
 
@@ -174,6 +188,16 @@ def _result(r: Any, trace: Trace | None = None) -> CaseResult:
     )
 
 
+def check_sample(sample: int) -> None:
+    """Refuse a repeat index no run can hold (InvalidInput naming ``sample``): 0 to
+    ``MAX_REPEATS - 1``. A 10**23 would otherwise reach the database and fail there."""
+    if not 0 <= sample < MAX_REPEATS:
+        problem = f"must be from 0 to {MAX_REPEATS - 1} (a run takes ≤ {MAX_REPEATS} samples)"
+        raise InvalidInput(
+            f"sample: {problem}", {"errors": [{"path": "sample", "message": problem}]}
+        )
+
+
 def get_run_result(
     ctx: Context, run_id: str, case_id: str, sample: int = 0, scorecard: str | None = None
 ) -> CaseResult:
@@ -185,8 +209,10 @@ def get_run_result(
     Raises:
         NotFound: unknown run (or another workspace's), a scorecard of another run, or no
             result for that case and sample.
+        InvalidInput: ``sample`` outside 0 … 99.
     """
     ctx.require("runs:read")
+    check_sample(sample)
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
         card_id = _scorecard_of(conn, row, scorecard)
@@ -198,7 +224,7 @@ def get_run_result(
         )
     trace = None
     if found.trace is not None or found.trace_path is not None:
-        trace = traces.load_trace(ctx.settings, found.trace, found.trace_path)
+        trace = _bounded_trace(ctx, found, run_id, case_id, sample)
     return _result(found, trace)
 
 
@@ -222,8 +248,10 @@ def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> T
 
     Raises:
         NotFound: unknown run (or another workspace's) or no result for that case and sample.
+        InvalidInput: ``sample`` outside 0 … 99.
     """
     ctx.require("runs:read")
+    check_sample(sample)
     with ctx.engine.connect() as conn:
         load_run(conn, ctx, run_id)
         found = repo.trace_of(conn, run_id, case_id, sample)
@@ -232,7 +260,45 @@ def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> T
             f"no trace for case {case_id!r} sample {sample} in run {run_id}",
             {"id": run_id, "case_id": case_id, "sample": sample},
         )
-    return traces.load_trace(ctx.settings, found.trace, found.trace_path)
+    return _bounded_trace(ctx, found, run_id, case_id, sample)
+
+
+def _bounded_trace(ctx: Context, found: Any, run_id: str, case_id: str, sample: int) -> Trace:
+    """The stored trace, or PayloadTooLarge pointing at :func:`export_run_trace` when its JSON
+    is larger than ``max_page_bytes``."""
+    try:
+        return traces.load_trace(
+            ctx.settings, found.trace, found.trace_path, ctx.settings.max_page_bytes
+        )
+    except PayloadTooLarge as exc:
+        raise PayloadTooLarge(
+            f"the trace of case {case_id!r} sample {sample} is larger than "
+            f"{ctx.settings.max_page_bytes} bytes (BENCHBOOK_MAX_PAGE_BYTES); download it with "
+            f"export_run_trace (GET /api/runs/{run_id}/trace-exports/{case_id}?sample={sample})",
+            {**exc.details, "id": run_id, "case_id": case_id, "sample": sample},
+        ) from None
+
+
+def export_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> Iterator[bytes]:
+    """Stream the stored trace of one (case, sample) as its JSON bytes, whatever its size
+    (chunks of 256 KiB, never held whole): the way to read a trace past ``max_page_bytes``.
+    Over MCP the text is cut at the tool's stream bound (8 MiB) with a note.
+
+    Raises (eagerly, before the first chunk):
+        NotFound: unknown run (or another workspace's) or no trace for that case and sample.
+        InvalidInput: ``sample`` outside 0 … 99.
+    """
+    ctx.require("runs:read")
+    check_sample(sample)
+    with ctx.engine.connect() as conn:
+        load_run(conn, ctx, run_id)
+        found = repo.trace_of(conn, run_id, case_id, sample)
+    if found is None or (found.trace is None and found.trace_path is None):
+        raise NotFound(
+            f"no trace for case {case_id!r} sample {sample} in run {run_id}",
+            {"id": run_id, "case_id": case_id, "sample": sample},
+        )
+    return traces.trace_chunks(ctx.settings, found.trace, found.trace_path)
 
 
 def with_run_status(conn: Connection, workspace: str, details: dict[str, Any]) -> dict[str, Any]:

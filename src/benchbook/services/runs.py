@@ -42,6 +42,7 @@ from benchbook.services.leases import holder_alive, lease_until
 from benchbook.services.preflight import preflight_plan
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
+from benchbook.services.sandboxing import check_sandbox
 from benchbook.services.secrets import secret_values_for
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
@@ -164,6 +165,8 @@ def create_run(
     reported by an external harness, :func:`benchbook.services.run_reports.report_run`) may name
     an ``external`` harness. Not an operation."""
     ctx.require("runs:write")
+    if not reported:  # a reported run executes nothing here
+        check_sandbox(ctx.engine, ctx.settings)
     dataset_id, dataset_ref = split_ref(request.dataset, "dataset")
     harness_id, harness_ref = split_ref(request.harness, "harness")
     if request.settings.executor == "ray" and not ray_installed():
@@ -290,7 +293,7 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
         return None
     card = orjson.loads(head.summary)
     n, errors = int(card["n"]), int(card["errors"])
-    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0014: none counted
+    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0016: none counted
     return {
         "done": n,
         "ok": n - errors,
@@ -428,10 +431,15 @@ def summarize_dataset_runs(ctx: Context, dataset_ids: list[str]) -> dict[str, Da
 
 def cancel_run(ctx: Context, run_id: str) -> Run:
     """Ask a run to stop: a queued run is cancelled at once; a running one stops starting new
-    cases (the ones in flight finish and are kept). Finished runs are returned unchanged."""
+    cases (the ones in flight finish and are kept). Finished runs are returned unchanged.
+
+    Raises:
+        Forbidden: the run was started by another user and the caller is no admin.
+    """
     ctx.require("runs:write")
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
+        ctx.require_own(row.created_by, "runs:manage", f"run {run_id}")
         if row.status == "queued":
             repo.set_run(conn, run_id, status="cancelled", cancel_requested=True)
         elif row.status == "running":
@@ -451,22 +459,27 @@ def resume_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Ru
     Raises:
         InvalidInput: a negative or non-finite ``budget_usd``.
         Conflict: the run is executing right now (a live worker holds it).
+        Forbidden: the run was started by another user and the caller is no admin.
     """
     return _requeue(ctx, run_id, ("not_run",), budget_usd)
 
 
 def retry_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
-    """Run the errored (case, sample) pairs of a run again, into the same run; ``budget_usd``
-    as in :func:`resume_run`."""
+    """Run the errored (case, sample) pairs of a run again, into the same run (their stored
+    results are deleted first: only the run's starter or an admin may); ``budget_usd`` as in
+    :func:`resume_run`."""
     return _requeue(ctx, run_id, ("error", "not_run"), budget_usd)
 
 
 def _requeue(
     ctx: Context, run_id: str, statuses: tuple[str, ...], budget_usd: float | None = None
 ) -> Run:
+    """Delete the results in ``statuses`` and queue the run (with a new cap when
+    ``budget_usd`` is given); only its starter or an admin (Forbidden otherwise)."""
     ctx.require("runs:write")
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
+        ctx.require_own(row.created_by, "runs:manage", f"run {run_id}")
         if row.status == "running" and holder_alive(
             row.claimed_by, row.lease_expires_at, ctx.settings
         ):

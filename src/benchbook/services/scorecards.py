@@ -42,6 +42,8 @@ from benchbook.services.runs import load_run
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
+from benchbook.store.engine import advisory_lock
+from benchbook.store.scorecard_tags import tag_holders
 
 ID_PREFIXES = ("sc_", "run_")
 """Prefixes of scorecard and run ids; tags may not start with them."""
@@ -51,8 +53,9 @@ RESCORE_CHUNK = 500
 
 def _results(
     conn: Connection, run_id: str, scorecard_id: str
-) -> Iterator[tuple[CaseResult, Usage]]:
-    """The run's results with one scorecard's scores (no traces) and their token usage."""
+) -> Iterator[tuple[CaseResult, Usage, str | None]]:
+    """The run's results with one scorecard's scores (no traces), their token usage and the
+    agent limit that ended each (None: none did)."""
     scores = repo.scores_of(conn, scorecard_id)
     for r in repo.iter_results(conn, run_id):
         passed, score_json, grader_error = scores.get((r.case_id, r.sample), (r.passed, "[]", None))
@@ -68,7 +71,8 @@ def _results(
             cost_usd=r.cost_usd,
             duration_ms=r.duration_ms,
         )
-        yield result, Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        usage = Usage(input_tokens=r.input_tokens, output_tokens=r.output_tokens)
+        yield result, usage, r.agent_limit
 
 
 def summarize(
@@ -82,8 +86,8 @@ def summarize(
     assert head is not None
     settings = RunSettings.model_validate_json(run.settings)
     builder = ScorecardBuilder(repeats=settings.repeats)
-    for result, usage in _results(conn, run.id, scorecard_id):
-        builder.add(result, usage)
+    for result, usage, limit in _results(conn, run.id, scorecard_id):
+        builder.add(result, usage, limit)
     return Scorecard(
         id=scorecard_id,
         run_id=run.id,
@@ -160,6 +164,17 @@ def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
         return [read_scorecard(conn, h, run) for h in repo.scorecards_of(conn, run_id)]
 
 
+def tags_of_scorecards(ctx: Context, scorecard_ids: list[str]) -> dict[str, list[str]]:
+    """``{scorecard_id: [tag, …]}`` of the workspace's scorecards among ``scorecard_ids`` (at
+    most 500; untagged and other workspaces' ids absent). Not an operation: the runs list's
+    tag column, one query for a page of runs."""
+    ctx.require("runs:read")
+    if len(scorecard_ids) > 500:
+        raise InvalidInput("at most 500 scorecard ids", {"scorecard_ids": len(scorecard_ids)})
+    with ctx.engine.connect() as conn:
+        return repo.scorecard_tags_of_workspace(conn, ctx.workspace, scorecard_ids)
+
+
 def clean_scorecard_tags(tags: list[str]) -> list[str]:
     """Trimmed, de-duplicated tags under the version-tag rules of SPEC B (1–60 chars, ≤ 20, not
     ``latest``, not SemVer), and never shaped like a scorecard or run id (``sc_…``,
@@ -187,11 +202,20 @@ def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scor
         InvalidInput: a tag breaks the rules of :func:`clean_scorecard_tags`.
         NotFound: unknown scorecard, or another workspace's.
         Conflict: the scorecard's run is not ``finished``.
+        Forbidden: the scorecard's run, or the run of a scorecard holding one of the tags, was
+            started by another user and the caller is no admin (``runs:manage``).
     """
     ctx.require("runs:write")
     cleaned = clean_scorecard_tags(tags)
     with ctx.engine.begin() as conn:
         head, run = load_scorecard(conn, ctx, scorecard_id)
+        ctx.require_own(run.created_by, "runs:manage", f"scorecard {scorecard_id} (run {run.id})")
+        # Two writers of one dataset id's tags in turn (delete-then-insert raced, issue 32).
+        advisory_lock(conn, f"scorecard_tags/{ctx.workspace}/{run.dataset_id}")
+        for held in tag_holders(conn, ctx.workspace, run.dataset_id, cleaned):
+            ctx.require_own(
+                held.run_started_by, "runs:manage", f"tag {held.tag!r} of {held.scorecard_id}"
+            )
         if run.status != "finished" and cleaned:
             raise Conflict(
                 f"run {run.id} is {run.status}; only a finished run's scorecard can be tagged",

@@ -12,7 +12,15 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, func, insert, select, update
 
-from benchbook.store.tables import api_keys, memberships, sessions, users, utcnow, workspaces
+from benchbook.store.tables import (
+    SHARED_WORKSPACE,
+    api_keys,
+    memberships,
+    sessions,
+    users,
+    utcnow,
+    workspaces,
+)
 
 
 @dataclass(frozen=True)
@@ -79,6 +87,12 @@ def _user(r: Any) -> UserRow:
 def count_users(conn: Connection) -> int:
     """How many users exist."""
     return int(conn.scalar(select(func.count()).select_from(users)) or 0)
+
+
+def count_workspaces(conn: Connection) -> int:
+    """Number of workspaces people work in (the built-in ``_shared`` one not counted)."""
+    query = select(func.count()).where(workspaces.c.id != SHARED_WORKSPACE)
+    return int(conn.scalar(query) or 0)
 
 
 def insert_user(

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import orjson
-from sqlalchemy import Connection, delete, insert, select, text
+from sqlalchemy import Connection, delete, insert, select
 
 from benchbook.datasets.versions import pick_latest
+from benchbook.store.engine import advisory_lock
 from benchbook.store.tables import dataset_heads, dataset_versions, version_tags
 
 _V = dataset_versions.c
@@ -44,15 +45,17 @@ def search_text(
     return SEARCH_SEPARATOR.join(f.lower() for f in fields)
 
 
+def lock_dataset(conn: Connection, workspace: str, dataset_id: str) -> None:
+    """Serialize this transaction's writes of one dataset id's head and version tags with
+    every other's (:func:`~benchbook.store.engine.advisory_lock`)."""
+    advisory_lock(conn, f"dataset_heads/{workspace}/{dataset_id}")
+
+
 def refresh_heads(conn: Connection, keys: Iterable[tuple[str, str]]) -> None:
     """Recompute the head of each ``(workspace, dataset_id)`` from its live versions and their
     version tags (delete it when none is left). Two reads and at most two writes per id."""
     for workspace, dataset_id in sorted(set(keys)):
-        if conn.dialect.name == "postgresql":
-            conn.execute(
-                text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 15))"),
-                {"key": f"dataset_heads/{workspace}/{dataset_id}"},
-            )
+        lock_dataset(conn, workspace, dataset_id)
         rows = conn.execute(
             select(_V.pk, _V.version, _V.case_count, _V.created_at, _V.description, _V.tags)
             .where(_V.workspace == workspace, _V.dataset_id == dataset_id, _V.deleted_at.is_(None))

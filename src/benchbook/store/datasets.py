@@ -16,7 +16,7 @@ from sqlalchemy import Connection, delete, func, insert, or_, select, update
 
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
-from benchbook.store.dataset_heads import refresh_heads, refresh_heads_of
+from benchbook.store.dataset_heads import lock_dataset, refresh_heads, refresh_heads_of
 from benchbook.store.tables import (
     case_bodies,
     dataset_versions,
@@ -307,16 +307,17 @@ def iter_case_bodies(conn: Connection, version_pk: int, chunk: int = 5000) -> It
 # which for ``text`` is the stored UTF-8 itself, loaded as ``bytes`` (no decode and encode back).
 _EXPORT_SQL = (
     "SELECT {body} FROM version_cases vc JOIN case_bodies cb ON cb.id = vc.body_id"
-    " WHERE vc.version_pk = {param} ORDER BY vc.position"
+    " WHERE vc.version_pk = {param} AND vc.position > {param} ORDER BY vc.position"
 )
 
 
 def iter_body_batches(
-    conn: Connection, version_pk: int, batch: int = 5000
+    conn: Connection, version_pk: int, batch: int = 5000, after: int = -1
 ) -> Generator[list[bytes]]:
-    """Every case body (canonical JSON, UTF-8 bytes) of a version in position order, in lists of
-    up to ``batch`` bodies: one ``SELECT`` read with ``fetchmany`` on the DBAPI cursor (a named
-    server-side cursor on PostgreSQL), so a version of any size holds one batch in memory.
+    """Every case body (canonical JSON, UTF-8 bytes) of a version in position order after the
+    0-based position ``after`` (-1: from the first), in lists of up to ``batch`` bodies: one
+    ``SELECT`` read with ``fetchmany`` on the DBAPI cursor (a named server-side cursor on
+    PostgreSQL), so a version of any size holds one batch in memory.
     The statement stays open between batches inside ``conn``'s transaction (on SQLite a read
     snapshot: WAL writers are not blocked); close the generator to release it early."""
     raw = conn.connection.driver_connection
@@ -334,7 +335,7 @@ def iter_body_batches(
         cur = raw.cursor()  # type: ignore[union-attr]
         sql = _EXPORT_SQL.format(body="CAST(cb.body AS BLOB)", param="?")
     try:
-        cur.execute(sql, (version_pk,))
+        cur.execute(sql, (version_pk, after))
         while rows := cur.fetchmany(batch):
             yield [b for (b,) in rows]
     finally:
@@ -481,7 +482,12 @@ def replace_tags(
     conn: Connection, workspace: str, dataset_id: str, version_pk: int, tags: list[str], actor: str
 ) -> None:
     """Make ``tags`` exactly the tags of the version, moving any tag held by a sibling; the
-    id's ``dataset_heads`` row follows."""
+    id's ``dataset_heads`` row follows.
+
+    Two writers of the same id run one after the other (:func:`lock_dataset`, taken before the
+    delete): otherwise both delete, both insert, and the second insert of a tag violated
+    ``version_tags_pkey`` on PostgreSQL (issue 32)."""
+    lock_dataset(conn, workspace, dataset_id)
     t = version_tags.c
     conn.execute(
         delete(version_tags).where(

@@ -107,6 +107,28 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
             conn.commit()
 
 
+def truncate_log(engine: Engine) -> None:
+    """Give back the space a rolled-back write left in SQLite's write-ahead log (``PRAGMA
+    wal_checkpoint(TRUNCATE)``): a failed or cancelled import of many rows spills them into the
+    log, which otherwise keeps its size. Best effort: skipped while another connection holds
+    the log. PostgreSQL reclaims rolled-back rows by (auto)vacuum."""
+    if engine.dialect.name != "sqlite":
+        return
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    except Unavailable:
+        pass
+
+
+def advisory_lock(conn: Connection, key: str) -> None:
+    """Hold ``key`` until this transaction ends, so writers of the same key run one after the
+    other (PostgreSQL: ``pg_advisory_xact_lock``, taken again at no cost; SQLite already has
+    one writer at a time)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtextextended(:key, 15))"), {"key": key})
+
+
 def alembic_config(engine: Engine) -> Config:
     """An Alembic config bound to ``engine`` (no ini file needed)."""
     from alembic.config import Config

@@ -81,7 +81,8 @@ _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
 @dataclass(frozen=True)
 class ResultRow:
     """One (case, sample) result as written: ``trace`` is compressed bytes or None when the
-    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON."""
+    trace lives in a file (``trace_path``); ``scores`` is the primary scorecard's JSON;
+    ``agent_limit`` the trace's ``limit`` (an ``agent`` harness stopped at it)."""
 
     case_id: str
     sample: int
@@ -99,6 +100,7 @@ class ResultRow:
     trace_sha256: str | None
     scores: str
     grader_error: str | None = None
+    agent_limit: str | None = None
 
 
 ScoreRow = tuple[str, int, bool | None, str, str | None]
@@ -297,6 +299,7 @@ def write_results(
                 "trace_sha256": r.trace_sha256,
                 "finished_at": now,
                 "grader_error": r.grader_error,
+                "agent_limit": r.agent_limit,
             }
             for r in rows
         ],
@@ -445,6 +448,7 @@ def result_page(
         _C.input_tokens,
         _C.output_tokens,
         _C.duration_ms,
+        _C.agent_limit,
     ]
     if with_trace:
         cols += [_C.trace, _C.trace_path, _C.trace_sha256]
@@ -470,6 +474,7 @@ class ResultQuery:
     search: str | None = None
     baseline: tuple[str, str, bool] | None = None
     own: bool = True
+    flaky_among: tuple[str, ...] = ()  # ``flaky``: the other runs its verdicts are compared with
 
 
 def _baseline_passed(query: ResultQuery, source: Any) -> tuple[Any, Any]:
@@ -509,6 +514,11 @@ def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
         if query.outcome == "regressed":
             return source, [before, done, ~passed_now]
         return source, [~before, passed_now]
+    if query.outcome == "flaky":
+        from benchbook.store.history import flaky_case_ids
+
+        run_id = query.flaky_among[0]
+        return source, [_C.case_id.in_(flaky_case_ids(run_id, query.flaky_among[1:]))]
     where = {
         "passed": [passed_now],
         "failed": [done, or_(passed.is_(False), passed.is_(None))],
@@ -525,11 +535,14 @@ def scored_result_page(
     query: ResultQuery,
     after: tuple[int, int] | None,
     limit: int,
+    max_chars: int | None = None,
 ) -> list[Any]:
     """A page of results (no traces) in dataset order after the keyset ``(position,
     sample)``, filtered by ``query``, each with its scores JSON, ``passed`` and
     ``grader_error`` under ``query.scorecard_id`` (``scores`` None without a score row; then
-    the result's own ``passed``).
+    the result's own ``passed``). With ``max_chars`` the page also stops before its answers,
+    errors and scores pass that many characters (at least one result), decided from their
+    lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
 
     The page is chosen first (walking ``ix_case_results_order``, limited), then its scores
     are joined on their primary key: a page costs the same at any depth, whatever the
@@ -551,8 +564,11 @@ def scored_result_page(
     chosen = select(*cols).select_from(source).where(_C.run_id == run_id, *where)
     if query.search:
         chosen = chosen.where(_C.case_id.icontains(query.search, autoescape=True))
-    page = chosen.where(*_after(after)).order_by(_C.position, _C.sample).limit(limit).subquery()
+    ordered = chosen.where(*_after(after)).order_by(_C.position, _C.sample)
     ss = scorecard_scores.alias("ss")
+    if max_chars is not None:
+        limit = _fitting(conn, ordered.limit(limit).subquery(), ss, query, max_chars) or limit
+    page = ordered.limit(limit).subquery()
     on = and_(
         ss.c.scorecard_id == query.scorecard_id,
         ss.c.case_id == page.c.case_id,
@@ -570,6 +586,30 @@ def scored_result_page(
         .order_by(page.c.position, page.c.sample)
     )
     return list(conn.execute(stmt))
+
+
+def _fitting(conn: Connection, page: Any, ss: Any, query: ResultQuery, max_chars: int) -> int:
+    """How many results of ``page`` (in order) fit in ``max_chars`` characters of answer,
+    error and scores (at least one; 0 for an empty page), from ``length()`` alone."""
+    on = and_(
+        ss.c.scorecard_id == query.scorecard_id,
+        ss.c.case_id == page.c.case_id,
+        ss.c.sample == page.c.sample,
+    )
+    size = (
+        func.coalesce(func.length(page.c.answer), 0)
+        + func.coalesce(func.length(page.c.error), 0)
+        + func.coalesce(func.length(ss.c.scores), 0)
+    )
+    sizes = conn.execute(
+        select(size).select_from(page.outerjoin(ss, on)).order_by(page.c.position, page.c.sample)
+    ).scalars()
+    total = kept = 0
+    for kept, one in enumerate(sizes, 1):
+        total += int(one or 0)
+        if total > max_chars:
+            return max(1, kept - 1)
+    return kept
 
 
 def iter_results(
@@ -731,6 +771,20 @@ def scorecard_tags_of(conn: Connection, scorecard_ids: Sequence[str]) -> dict[st
     out: dict[str, list[str]] = {}
     if scorecard_ids:
         stmt = select(_T.scorecard_id, _T.tag).where(_T.scorecard_id.in_(list(scorecard_ids)))
+        for sid, tag in conn.execute(stmt.order_by(_T.tag)):
+            out.setdefault(sid, []).append(tag)
+    return out
+
+
+def scorecard_tags_of_workspace(
+    conn: Connection, workspace: str, scorecard_ids: Sequence[str]
+) -> dict[str, list[str]]:
+    """:func:`scorecard_tags_of` limited to the tags ``workspace`` set."""
+    out: dict[str, list[str]] = {}
+    if scorecard_ids:
+        stmt = select(_T.scorecard_id, _T.tag).where(
+            _T.workspace == workspace, _T.scorecard_id.in_(list(scorecard_ids))
+        )
         for sid, tag in conn.execute(stmt.order_by(_T.tag)):
             out.setdefault(sid, []).append(tag)
     return out

@@ -157,6 +157,20 @@ version_tags = Table(
     Column("set_at", UTCDateTime(), nullable=False),
 )
 
+# The import keys a version was read under (``datasets/import_key.py``, migration 0015): an
+# import of the same file under a recorded key registers nothing without building rows.
+version_sources = Table(
+    "version_sources",
+    metadata,
+    Column(
+        "version_pk",
+        BigInteger().with_variant(Integer, "sqlite"),
+        ForeignKey("dataset_versions.pk"),
+        primary_key=True,
+    ),
+    Column("import_key", String(64), primary_key=True),
+)
+
 events = Table(
     "events",
     metadata,
@@ -347,7 +361,7 @@ harnesses = Table(
     Column("harness_id", String(128), nullable=False),
     Column("version", String(128), nullable=False),
     Column("is_prerelease", Boolean, nullable=False),
-    Column("kind", String(16), nullable=False),  # command|openai|python
+    Column("kind", String(16), nullable=False),  # command|openai|python|agent|external
     Column("body", Text, nullable=False),  # canonical JSON of the parsed Harness
     Column("content_hash", String(64), nullable=False),
     Column("created_by", String(200), nullable=False),
@@ -385,7 +399,7 @@ runs = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
-    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0014)
+    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0016)
 )
 Index("ix_runs_workspace", runs.c.workspace, runs.c.created_at)
 Index("ix_runs_dataset", runs.c.dataset_pk)
@@ -410,7 +424,8 @@ case_results = Table(
     Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
     Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
     Column("finished_at", UTCDateTime(), nullable=False),
-    Column("grader_error", Text),  # what grading could not decide (migration 0014)
+    Column("grader_error", Text),  # what grading could not decide (migration 0016)
+    Column("agent_limit", String(16)),  # steps|messages|tokens|time: an agent stopped at it
 )
 Index(
     "ix_case_results_order", case_results.c.run_id, case_results.c.position, case_results.c.sample
@@ -442,7 +457,7 @@ scorecard_scores = Table(
     Column("sample", Integer, primary_key=True),
     Column("passed", Boolean),
     Column("scores", Text, nullable=False),  # [Score] JSON
-    Column("grader_error", Text),  # what grading could not decide (migration 0014)
+    Column("grader_error", Text),  # what grading could not decide (migration 0016)
 )
 
 judge_verdicts = Table(

@@ -22,15 +22,18 @@ from urllib.parse import urlsplit
 
 from sqlalchemy import Engine
 from starlette.requests import Request
+from starlette.responses import Response
 
 from benchbook.errors import Forbidden, Unauthenticated
 from benchbook.services.accounts import installation_has_users
 from benchbook.services.auth import authenticate_api_key, authenticate_session, check_csrf
 from benchbook.services.context import Principal, local_admin_context
+from benchbook.services.login_devices import DEVICE_TTL, issue_device_cookie, trusted_device
 from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings
 
 SESSION_COOKIE = "benchbook_session"
+DEVICE_COOKIE = "benchbook_device"
 CSRF_HEADER = "x-csrf-token"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
@@ -51,6 +54,31 @@ def login_throttle(request: Request) -> LoginThrottle:
     """The app's failed-login counters (``app.state.login_throttle``, one per app)."""
     throttle: LoginThrottle = request.app.state.login_throttle
     return throttle
+
+
+def client_address(request: Request) -> str | None:
+    """The caller's network address as the server saw it: the peer, or the address a
+    trusted proxy forwarded (``BENCHBOOK_TRUSTED_PROXIES``, applied by ``benchbook serve``)."""
+    return request.client.host if request.client else None
+
+
+def login_device(request: Request, email: str) -> str | None:
+    """The nonce of the request's device cookie when it was issued for ``email``, else None."""
+    return trusted_device(app_settings(request), request.cookies.get(DEVICE_COOKIE), email)
+
+
+def set_device_cookie(response: Response, request: Request, email: str) -> None:
+    """Hand the device that just logged in as ``email`` a fresh device cookie (HttpOnly,
+    SameSite=Lax, 180 days)."""
+    response.set_cookie(
+        DEVICE_COOKIE,
+        issue_device_cookie(app_settings(request), email),
+        max_age=int(DEVICE_TTL.total_seconds()),
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
 
 
 @dataclass(frozen=True)

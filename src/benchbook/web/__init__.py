@@ -20,6 +20,7 @@ from benchbook.web import (
     datasets,
     hf,
     imports,
+    leaderboards,
     recipes,
     run_actions,
     runs,
@@ -39,6 +40,7 @@ def mount_web(app: FastAPI) -> None:
     app.include_router(accounts.router)
     app.include_router(run_actions.router)
     app.include_router(compare.router)
+    app.include_router(leaderboards.router)
     app.mount("/static", StaticFiles(directory=str(STATIC_DIR)), name="static")
     install_page_errors(app)
     app.add_middleware(SecurityHeaders)

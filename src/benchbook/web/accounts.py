@@ -24,7 +24,14 @@ from benchbook.services.auth import (
 )
 from benchbook.services.bounds import check_text
 from benchbook.services.keys import parse_scope
-from benchbook.transports.auth import SESSION_COOKIE, app_engine, login_throttle
+from benchbook.transports.auth import (
+    SESSION_COOKIE,
+    app_engine,
+    client_address,
+    login_device,
+    login_throttle,
+    set_device_cookie,
+)
 from benchbook.transports.limits import body_limit
 from benchbook.web.errors import PageRoute
 from benchbook.web.forms import Problem, done, problem, take_once, with_once
@@ -99,7 +106,6 @@ async def login(request: Request) -> Response:
         raise Forbidden("the login form expired or came from another site; reload it and log in")
     check_text({"email": email, "password": password})
     engine = app_engine(request)
-    client = request.client.host if request.client else None
     try:
         principal = await run_in_threadpool(
             authenticate_password,
@@ -107,7 +113,8 @@ async def login(request: Request) -> Response:
             email.strip(),
             password,
             throttle=login_throttle(request),
-            client=client,
+            client=client_address(request),
+            device=login_device(request, email.strip()),
         )
         token = await run_in_threadpool(start_session, engine, principal)
     except TooManyRequests as exc:
@@ -118,6 +125,7 @@ async def login(request: Request) -> Response:
         return _login_page(request, cookie, 401, next=next_url, error=exc.message, email=email)
     response = _with_session(RedirectResponse(next_url, status_code=303), request, token)
     response.delete_cookie(LOGIN_CSRF_COOKIE)
+    set_device_cookie(response, request, email.strip())
     return response
 
 

@@ -16,8 +16,8 @@ from fastapi.responses import RedirectResponse
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.registry import ValidationIssue, ValidationReport
 from benchbook.contracts.run import DatasetRuns
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
-from benchbook.services import datasets, runs
+from benchbook.errors import BenchbookError, Forbidden, InvalidInput, NotFound
+from benchbook.services import datasets, history, runs
 from benchbook.services.controls import may_delete_dataset_version, require_register
 from benchbook.services.datasets import OwnerFilter, SortKey
 from benchbook.transports.limits import UPLOAD_LIMIT, body_limit
@@ -32,6 +32,7 @@ LIST_PAGE = 50
 FIRST_CASES = 5
 CASE_PAGE = 50
 DIFF_SHOWN = 50
+HISTORY_PAGE = 20
 #: Metadata columns a cases table shows at most, and the longest key a column may name.
 MAX_COLUMNS = 20
 MAX_COLUMN_CHARS = 200
@@ -186,9 +187,11 @@ def case_page(
     case_id: str,
     v: str = "latest",
     id_query: Annotated[str, Query(alias="id")] = "",
+    before: str | None = None,
 ) -> Response:
     """One case, every field whole: task, env, expected, milestones, graders, metadata (JSON
-    collapsible, patches as diffs), with Previous/Next in the version's order.
+    collapsible, patches as diffs), with Previous/Next in the version's order, and its history:
+    every result of it across the workspace's runs, newest first (``before`` pages on).
 
     The id is the rest of the path (``/`` included, ``%2F`` decoded the same way), or
     ``?id=`` for ids a path cannot carry (``.``, ``..``; see ``render.case_url``).
@@ -199,6 +202,10 @@ def case_page(
     case = datasets.get_case(page.ctx, dataset_id, v, case_id)
     where = datasets.get_case_neighbours(page.ctx, dataset_id, v, case_id)
     position, previous, following = where.position, where.previous, where.next
+    try:
+        past = history.list_case_results(page.ctx, dataset_id, case_id, before, HISTORY_PAGE)
+    except Forbidden:  # a role without runs:read sees the case without its history
+        past = None
     return render(
         request,
         page,
@@ -210,6 +217,8 @@ def case_page(
         position=position,
         previous=previous,
         following=following,
+        history=past,
+        before=before,
     )
 
 

@@ -22,6 +22,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 import benchbook
+from benchbook import numbers
 from benchbook.contracts.diff import FieldChange
 from benchbook.datasets.diff import changed_leaves
 from benchbook.errors import BenchbookError
@@ -178,18 +179,6 @@ def run_case_url(run_id: str, case_id: str, sample: int = 0) -> str:
     return case_path(run_url(run_id) + "/cases/", case_id, f"sample={int(sample)}")
 
 
-def percent(value: float | None, digits: int = 1) -> str:
-    """``0.8333`` → ``83.3%``; None → ``—``."""
-    return "—" if value is None else f"{value * 100:.{digits}f}%"
-
-
-def usd(value: float | None) -> str:
-    """Cost in dollars with enough digits for cents of cents (``$0.0042``); None → ``—``."""
-    if value is None:
-        return "—"
-    return f"${value:,.2f}" if value >= 100 else f"${value:.4f}"
-
-
 def duration(ms: float | None) -> str:
     """Milliseconds as ``840 ms``, ``12.3 s`` or ``4 min 05 s``; None → ``—``."""
     if ms is None:
@@ -214,8 +203,10 @@ TEMPLATES.env.filters.update(
     patch_lines=patch_lines,
     json_summary=json_summary,
     leaves=leaves,
-    percent=percent,
-    usd=usd,
+    percent=numbers.percent,
+    usd=numbers.usd,
+    tokens=numbers.tokens,
+    number=numbers.number,
     duration=duration,
 )
 TEMPLATES.env.globals.update(

@@ -48,7 +48,7 @@ SUGGESTED = 200
 
 def run_controls(ctx: Context, run: Run) -> RunControls:
     """For ``run_actions.html``: the service's answer to what the caller may do to ``run``."""
-    return service_run_controls(ctx, run.workspace, run.status)
+    return service_run_controls(ctx, run.workspace, run.status, run.created_by or "")
 
 
 # may_start_run(page.ctx): whether a list or page shows a "Start a run" button

@@ -19,12 +19,13 @@ from starlette.convertors import Convertor, register_url_convertor
 
 from benchbook.contracts.run import RESULT_FILTERS, ResultFilter, Run
 from benchbook.contracts.scorecard import Scorecard
-from benchbook.errors import BenchbookError, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, NotFound
 from benchbook.services import datasets, harnesses, run_results, runs, scorecards
 from benchbook.services.runs import TERMINAL
 from benchbook.web.errors import JsonRoute, PageRoute
 from benchbook.web.render import patch_lines, people, render
 from benchbook.web.session import PageDep
+from benchbook.web.trace_view import conversation, is_conversation
 
 LIST_PAGE = 50
 CASE_PAGE = 50
@@ -87,6 +88,9 @@ def list_page(
         dataset_ids=[d.id for d in datasets.list_datasets(page.ctx, limit=200).items],
         harness_ids=_harness_ids(page),
         names=people(page),
+        tags=scorecards.tags_of_scorecards(
+            page.ctx, [r.scorecard_id for r in items[:LIST_PAGE] if r.scorecard_id]
+        ),
     )
 
 
@@ -164,7 +168,18 @@ def run_page(
         scorecard=picked.id if picked else None,
     )
     shown = results[:CASE_PAGE]
-    next_after = f"{shown[-1].position}:{shown[-1].sample}" if len(results) > CASE_PAGE else None
+    next_after = f"{shown[-1].position}:{shown[-1].sample}" if shown else None
+    if len(results) <= CASE_PAGE and next_after is not None:  # the end, or a byte bound cut
+        probe = run_results.list_run_results(
+            page.ctx,
+            run_id,
+            after=next_after,
+            limit=1,
+            outcome=chosen,
+            search=q.strip() or None,
+            baseline=baseline or None,
+        )
+        next_after = next_after if probe else None
     return render(
         request,
         page,
@@ -218,8 +233,7 @@ def case_page(
     case_id = case_id or id_query
     if not case_id:
         raise NotFound(f"no case id given for run {run_id}")
-    if sample < 0:
-        raise InvalidInput("sample must be 0 or more", {"sample": sample})
+    run_results.check_sample(sample)
     run = runs.get_run(page.ctx, run_id)
     cards = scorecards.list_scorecards(page.ctx, run_id) if run.status in TERMINAL else []
     cards = sorted(cards, key=lambda c: (c.created_at, c.rescore_of is not None), reverse=True)
@@ -249,6 +263,7 @@ def case_page(
         dataset_id=dataset_id,
         version=version,
         diff_lines=_diff_lines(result.trace.env_snapshot.diff if result.trace else None),
+        turns=conversation(result.trace) if result.trace and is_conversation(result.trace) else [],
     )
 
 

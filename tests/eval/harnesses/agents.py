@@ -100,3 +100,10 @@ def priced_final_18(case: CaseInput) -> HarnessOutput:
         usage=Usage(input_tokens=1_000_000, output_tokens=0),
         model="test-model",
     )
+
+
+def last_number(case: CaseInput) -> str:
+    """The last number of the task, as text ("" when it has none): the run that imported
+    Inspect and lm-eval logs answer the same (tests/services/interop_logs.py)."""
+    found = re.findall(r"\d+", case.task)
+    return found[-1] if found else ""

@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, Protocol
 
+from pydantic import JsonValue
+
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.harness import Harness
-from benchbook.contracts.run import CaseResult, RuntimeResult, Trace
+from benchbook.contracts.run import CaseResult, RuntimeResult, Trace, Usage
 from benchbook.contracts.scorecard import PricingTable
 from benchbook.eval.grading import (
     Grading,
@@ -129,7 +131,9 @@ async def grade_outcome(
         Exception: only Benchbook's own failures (graders' failures are scores).
     """
     trace = _priced(outcome.trace, ex.pricing)
-    submission = Submission(trace.answer, trace, outcome.status, workdir)
+    submission = Submission(
+        trace.answer, trace, outcome.status, workdir, sandbox=ex.runtime.sandbox
+    )
     specs = ex.graders or item.case.graders  # a run's plan replaces the case's own
     scores = await grade_submission(specs, submission, item.case, ex.grading)
     return CaseResult(
@@ -161,11 +165,26 @@ def internal_error(item: WorkItem, exc: BaseException | str) -> CaseResult:
 
 
 def _priced(trace: Trace, pricing: PricingTable) -> Trace:
+    """``trace`` with ``cost_usd`` from its usage and model, and each ``model_call`` event (an
+    ``agent`` harness's step: ``input_tokens``, ``output_tokens``) priced as ``cost_usd``."""
     if trace.cost_usd is None and trace.model:
         cost = price_usd(pricing, trace.model, trace.usage)
         if cost is not None:
-            return trace.model_copy(update={"cost_usd": cost})
+            events = [_priced_step(e, pricing, trace.model) for e in trace.events]
+            return trace.model_copy(update={"cost_usd": cost, "events": events})
     return trace
+
+
+def _priced_step(
+    event: dict[str, JsonValue], pricing: PricingTable, model: str
+) -> dict[str, JsonValue]:
+    if event.get("type") != "model_call":
+        return event
+    tokens = (event.get("input_tokens"), event.get("output_tokens"))
+    if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in tokens):
+        return event
+    usage = Usage(input_tokens=tokens[0], output_tokens=tokens[1])
+    return {**event, "cost_usd": price_usd(pricing, model, usage)}
 
 
 def not_run(item: WorkItem, reason: str) -> FinishedItem:

@@ -4,8 +4,10 @@ This module is imported by the Ray worker process, so it depends only on the con
 runtime (never on grading, the store or the services). The task receives two JSON documents:
 
 - ``shared`` (one object per run, put in the object store once): ``{harness, secrets,
-  runtime: {work_root, mirrors, chromium, tail_bytes}}`` — ``secrets`` holds only the values
-  the harness names (command ``secrets``, openai ``api_key_secret``);
+  runtime: {work_root, mirrors, chromium, tail_bytes, sandbox, browser_allowed_hosts}}`` —
+  ``secrets`` holds only the values the harness names (command ``secrets``, openai
+  ``api_key_secret``); ``sandbox`` is the server's :class:`SandboxPolicy`, so a worker starts
+  case processes in the same sandbox (it needs bubblewrap too, ``docs/security.md``);
 - ``case_input``: the :class:`~benchbook.contracts.run.CaseInput` (gold already left out).
 
 It provisions the case's environment on the worker (repo checkout from the worker's mirror
@@ -19,6 +21,7 @@ worker or node).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import threading
 from pathlib import Path
@@ -30,6 +33,7 @@ from pydantic import TypeAdapter
 from benchbook.contracts.harness import Harness
 from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
 from benchbook.runtime import RuntimeConfig, open_environment, run_harness
+from benchbook.runtime.sandbox import SandboxLimits, SandboxPolicy
 
 _HARNESS: TypeAdapter[Any] = TypeAdapter(Harness)
 
@@ -45,6 +49,10 @@ def shared_payload(harness: Any, secrets: dict[str, str], runtime: RuntimeConfig
                 "mirrors": str(runtime.mirrors),
                 "chromium": runtime.chromium,
                 "tail_bytes": runtime.tail_bytes,
+                "sandbox": dataclasses.asdict(
+                    runtime.sandbox, dict_factory=lambda kv: {k: _plain(v) for k, v in kv}
+                ),
+                "browser_allowed_hosts": list(runtime.browser_allowed_hosts),
             },
         }
     )
@@ -60,8 +68,31 @@ def _parse_shared(shared: bytes) -> tuple[Any, RuntimeConfig, dict[str, str]]:
         mirrors=Path(rt["mirrors"]),
         chromium=rt["chromium"],
         tail_bytes=rt["tail_bytes"],
+        sandbox=_policy(rt["sandbox"]),
+        browser_allowed_hosts=tuple(rt["browser_allowed_hosts"]),
     )
     return _HARNESS.validate_python(spec["harness"]), runtime, spec["secrets"]
+
+
+def _plain(value: Any) -> Any:
+    """Paths (and tuples of them) as JSON values."""
+    if isinstance(value, tuple):
+        return [str(v) if isinstance(v, Path) else v for v in value]
+    return str(value) if isinstance(value, Path) else value
+
+
+def _policy(raw: dict[str, Any]) -> SandboxPolicy:
+    """The :class:`SandboxPolicy` :func:`shared_payload` serialized."""
+    return SandboxPolicy(
+        enabled=raw["enabled"],
+        bwrap=raw["bwrap"],
+        prlimit=raw["prlimit"],
+        limits=SandboxLimits(**raw["limits"]),
+        ro_paths=tuple(Path(p) for p in raw["ro_paths"]),
+        denied_paths=tuple(Path(p) for p in raw["denied_paths"]),
+        python_prefixes=raw["python_prefixes"],
+        allowed_inside=tuple(Path(p) for p in raw["allowed_inside"]),
+    )
 
 
 _loops = threading.local()

@@ -2,10 +2,13 @@
 workspace after the harness finished.
 
 A workspace grader is ``async grader(spec, submission, case) -> Score``. The command runs in
-``submission.workdir`` like a command harness (SPEC H.1): in its own process group, with a clean
-environment (``PATH``, ``HOME`` = the workdir, ``LANG``; nothing else of the server's), stdin
-closed; on timeout the whole group is killed (grandchildren too) and the score is
-``status = error``. Rescoring a saved run has no workspace: the score is ``skipped``.
+``submission.workdir`` like a command harness (SPEC H.1), in the case's sandbox
+(:mod:`benchbook.runtime.sandbox`, ``submission.sandbox``: only the workdir writable, no
+network, the installation's default limits) with a clean environment (``PATH``, ``HOME`` = the
+workdir, ``LANG``; nothing else of the server's), stdin closed; on timeout the whole sandbox is
+killed (grandchildren too) and the score is ``status = error``; a sandbox that cannot start is
+an ``error`` score naming why. Rescoring a saved run has no workspace: the score is
+``skipped``.
 
 ``command`` config: ``cmd`` (a shell command line, run by ``/bin/sh -c``) or ``argv`` (a list
 of strings, no shell) — exactly one; ``pass_pattern`` (optional Python regex searched in stdout
@@ -36,6 +39,7 @@ from pydantic import JsonValue
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.eval.graders.verdicts import error, skipped, verdict
+from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
 
 if TYPE_CHECKING:  # grading.py imports the graders; the type only is needed here
     from benchbook.eval.grading import Submission
@@ -99,9 +103,12 @@ def _kill_group(pgid: int) -> None:
 async def run_in_workspace(
     argv: list[str], workdir: Path, timeout_s: float, extra_env: Mapping[str, str] | None = None
 ) -> CommandOutcome:
-    """Run ``argv`` in ``workdir`` in a new session (its own process group), clean environment
+    """Run an installation admin's run-level scorer (SWE-bench's harness, ContextBench's
+    upstream scorer: configured in the settings, they need Docker or their own Python) in
+    ``workdir`` — **outside the sandbox**; a case's own graders use
+    :func:`run_sandboxed_grader`. A new session (its own process group), clean environment
     (plus ``extra_env``), stdin closed. At the end — timeout or not — the group is SIGKILLed so
-    no grandchild outlives the grader.
+    no grandchild outlives it.
 
     Raises:
         OSError: the program cannot be started (missing, not executable).
@@ -186,6 +193,33 @@ def _detail(argv: list[str], outcome: CommandOutcome) -> dict[str, JsonValue]:
     }
 
 
+async def run_sandboxed_grader(
+    argv: list[str], workdir: Path, timeout_s: float, policy: SandboxPolicy
+) -> CommandOutcome:
+    """Run a grader's ``argv`` in ``workdir`` inside the case's sandbox (writable: the workdir
+    only; network none), clean environment, stdin closed.
+
+    Raises:
+        OSError: the program cannot be started. SandboxError: the sandbox refused.
+    """
+    done = await run_sandboxed(
+        argv,
+        policy=policy,
+        cwd=workdir,
+        env=clean_env(workdir),
+        timeout_s=timeout_s,
+        writable=[workdir],
+        output_limit_bytes=MAX_OUTPUT_BYTES,
+    )
+    return CommandOutcome(
+        exit_code=done.exit_code,
+        stdout=done.stdout.decode("utf-8", "replace"),
+        stderr=done.stderr.decode("utf-8", "replace"),
+        timed_out=done.timed_out,
+        duration_ms=done.duration_ms,
+    )
+
+
 async def _run(
     spec: GraderSpec, submission: Submission, argv: list[str], timeout_s: float
 ) -> tuple[CommandOutcome | None, Score | None]:
@@ -194,7 +228,11 @@ async def _run(
         return None, skipped(
             spec, "the case workspace is gone (a rescore of a saved run has no workdir)"
         )
-    outcome = await run_in_workspace(argv, submission.workdir, timeout_s)
+    policy = submission.sandbox or SandboxPolicy()
+    try:
+        outcome = await run_sandboxed_grader(argv, submission.workdir, timeout_s, policy)
+    except SandboxError as exc:
+        return None, error(spec, f"sandbox: {exc.message}", {"argv": list(argv)})
     if outcome.timed_out:
         message = f"timed out after {timeout_s:g} s (process group killed)"
         return None, error(spec, message, _detail(argv, outcome))

@@ -27,6 +27,7 @@ from pathlib import Path
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
 from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES
+from benchbook.runtime.sandbox import SandboxPolicy
 
 SnapshotFn = Callable[[], Awaitable[EnvSnapshot]]
 
@@ -43,6 +44,9 @@ class Workspace:
         error: why the environment could not be provided; None when it is ready.
         snapshot_fn: the provider's snapshot hook (None: an empty snapshot).
         tail_bytes: bytes of a command harness's stdout/stderr kept in the trace.
+        sandbox: how the case's processes start (``RuntimeConfig.sandbox``).
+        cdp_relay: ``(port, socket)`` of a browser case: the Unix socket forwarding to
+            Chromium's DevTools port, for harnesses without network (``cdp_relay.py``).
     """
 
     workdir: Path
@@ -52,6 +56,8 @@ class Workspace:
     error: str | None = None
     snapshot_fn: SnapshotFn | None = field(default=None, repr=False)
     tail_bytes: int = 8192
+    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
+    cdp_relay: tuple[int, Path] | None = None
 
     async def snapshot(self) -> EnvSnapshot:
         """The environment after the harness (diff, output files, URL, screenshot, audit).
@@ -104,6 +110,7 @@ async def open_environment(
         async with AsyncExitStack() as stack:
             workspace = await _provision(case_input, config, case_root, stack)
             workspace.tail_bytes = config.tail_bytes
+            workspace.sandbox = config.sandbox
             yield workspace
     finally:
         if pooled:

@@ -1,12 +1,17 @@
 """The ``browser`` environment (SPEC H.3): a headless Chromium per case.
 
-Chromium (``RuntimeConfig.chromium``) starts in its own process group with a private profile
-and ``--remote-debugging-port=0``; the port it picks is read from the ``DevTools listening on
-ws://…`` line it prints on stderr, and ``http://127.0.0.1:<port>`` is handed to the harness as
-``BENCHBOOK_CDP_URL`` (Playwright's ``connect_over_cdp`` accepts it). The start URL, if any, is
-the first tab. The snapshot holds the URL of the most recently active page (``/json/list``) and a
-PNG screenshot of it (CDP ``Page.captureScreenshot``, base64). The whole process group is
-killed on exit.
+Chromium (``RuntimeConfig.chromium``) starts in the case's sandbox (:mod:`..sandbox`: only the
+case directory writable, with its private profile; ``--no-sandbox`` inside, since bwrap is the
+sandox) with the host's network, restricted by the installation's browser allowed hosts
+(:mod:`.egress`: checked after DNS resolution, pinned with ``--host-resolver-rules``, every
+other host ``~NOTFOUND``). A start URL that is not allowed is an environment error naming the
+host and why, and no browser starts. ``--remote-debugging-port=0``: the port it picks is read
+from the ``DevTools listening on ws://…`` line it prints on stderr, and
+``http://127.0.0.1:<port>`` is handed to the harness as ``BENCHBOOK_CDP_URL`` (Playwright's
+``connect_over_cdp`` accepts it; a harness without network reaches it through
+:mod:`.cdp_relay`). The start URL, if any, is the first tab. The snapshot holds the URL of the
+most recently active page (``/json/list``) and a PNG screenshot of it (CDP
+``Page.captureScreenshot``, base64). The whole sandbox is killed on exit.
 
 The DevTools websocket is spoken with the few lines of RFC 6455 a single request needs, so the
 runtime needs no websocket library.
@@ -19,11 +24,11 @@ import base64
 import json
 import os
 import re
-import signal
 import struct
 import time
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -34,6 +39,14 @@ from benchbook.contracts.dataset import BrowserEnv
 from benchbook.contracts.run import CaseInput, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
 from benchbook.runtime.environments import Workspace
+from benchbook.runtime.environments.cdp_relay import serve_socket
+from benchbook.runtime.environments.egress import (
+    EgressError,
+    check_url,
+    resolve_allowed,
+    resolver_rules,
+)
+from benchbook.runtime.sandbox import SandboxedProcess, SandboxError, SandboxLimits, start_sandboxed
 
 #: Seconds Chromium may take to print its DevTools endpoint.
 STARTUP_TIMEOUT_S = 30.0
@@ -54,46 +67,44 @@ async def open_browser(
     """
     env = case_input.env
     assert isinstance(env, BrowserEnv)
+    start_url = env.start_url or "about:blank"
+    try:
+        allowed, notes = await resolve_allowed(config.browser_allowed_hosts)
+        check_url(start_url, allowed, notes)
+    except EgressError as exc:
+        yield Workspace(workdir=workdir, kind="browser", error=f"browser egress: {exc}")
+        return
     profile = case_root / "chromium-profile"
     profile.mkdir()
     stderr_path = case_root / "chromium.stderr"
-    argv = [
-        config.chromium,
-        "--headless=new",
-        "--no-sandbox",
-        "--remote-debugging-port=0",
-        "--remote-debugging-address=127.0.0.1",
-        f"--user-data-dir={profile}",
-        "--no-first-run",
-        "--no-default-browser-check",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        env.start_url or "about:blank",
-    ]
-    proc: asyncio.subprocess.Process | None = None
+    argv = [config.chromium, *_flags(profile, resolver_rules(allowed)), start_url]
+    proc: SandboxedProcess | None = None
     port: int | None = None
     problem = ""
     try:
         # stderr goes to a file: a pipe nobody drains would eventually block the browser.
         with stderr_path.open("wb") as stderr_file:
-            proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.DEVNULL,
-                stderr=stderr_file,
-                start_new_session=True,
+            proc = await start_sandboxed(
+                argv,
+                policy=config.sandbox,
+                cwd=case_root,
                 env={"PATH": os.environ.get("PATH", os.defpath), "HOME": str(case_root)},
+                writable=[case_root],
+                network="full",  # to the allowed hosts only: the resolver rules above
+                limits=_browser_limits(config),
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=stderr_file.fileno(),
             )
-        port = await _wait_for_port(proc, stderr_path)
-    except (OSError, RuntimeError) as exc:
+        port = await _wait_for_port(proc.process, stderr_path)
+    except (OSError, RuntimeError, SandboxError) as exc:
         problem = f"browser did not start: {exc}"
     except BaseException:  # cancelled while starting: leave no browser behind
         if proc is not None:
-            await _kill(proc)
+            await proc.kill()
         raise
     if proc is None or port is None:
         if proc is not None:
-            await _kill(proc)
+            await proc.kill()
         yield Workspace(workdir=workdir, kind="browser", error=problem)
         return
     cdp_url = f"http://127.0.0.1:{port}"
@@ -101,15 +112,47 @@ async def open_browser(
     async def snapshot() -> EnvSnapshot:
         return await asyncio.wait_for(_snapshot(cdp_url), SNAPSHOT_TIMEOUT_S)
 
+    relay_dir = case_root / "cdp"
     try:
-        yield Workspace(
-            workdir=workdir,
-            kind="browser",
-            env_vars={"BENCHBOOK_CDP_URL": cdp_url},
-            snapshot_fn=snapshot,
-        )
+        relay_dir.mkdir()
+        async with serve_socket(relay_dir / "cdp.sock", port) as socket_path:
+            yield Workspace(
+                workdir=workdir,
+                kind="browser",
+                env_vars={"BENCHBOOK_CDP_URL": cdp_url},
+                snapshot_fn=snapshot,
+                cdp_relay=(port, socket_path),
+            )
     finally:
-        await _kill(proc)
+        await proc.kill()
+
+
+def _flags(profile: Path, rules: str) -> list[str]:
+    """Chromium's flags: headless, its own profile, DevTools on loopback, egress rules, and
+    no background traffic of its own (updates, sync, pings, WebRTC UDP around the rules)."""
+    return [
+        "--headless=new",
+        "--no-sandbox",  # the case's bwrap sandbox is the sandbox
+        "--remote-debugging-port=0",
+        "--remote-debugging-address=127.0.0.1",
+        f"--user-data-dir={profile}",
+        f"--host-resolver-rules={rules}",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-pings",
+        "--no-first-run",
+        "--no-default-browser-check",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+    ]
+
+
+def _browser_limits(config: RuntimeConfig) -> SandboxLimits:
+    """The installation's limits without address space and process caps: Chromium reserves
+    tens of GB of virtual memory and runs a hundred threads."""
+    return replace(config.sandbox.limits, address_space_bytes=None, processes=None)
 
 
 async def _wait_for_port(proc: asyncio.subprocess.Process, stderr_path: Path) -> int:
@@ -129,13 +172,6 @@ async def _wait_for_port(proc: asyncio.subprocess.Process, stderr_path: Path) ->
             raise RuntimeError(f"exit code {proc.returncode}: {detail}")
         await asyncio.sleep(0.05)
     raise RuntimeError(f"no DevTools endpoint after {STARTUP_TIMEOUT_S:g} s")
-
-
-async def _kill(proc: asyncio.subprocess.Process) -> None:
-    """SIGKILL Chromium's whole process group (renderers, GPU and zygote processes)."""
-    with suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    await proc.wait()
 
 
 async def _snapshot(cdp_url: str) -> EnvSnapshot:

@@ -27,10 +27,12 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
 from benchbook.contracts.dataset import FilesSource, GitSource, RepoEnv
+from benchbook.contracts.git_urls import git_url_problem
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
 from benchbook.runtime.environments import Workspace
-from benchbook.runtime.environments.gitcmd import GitError, git, kill_group, mirror_lock, tail
+from benchbook.runtime.environments.gitcmd import GitError, git, mirror_lock, tail
+from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
 
 _SETUP_TAIL_CHARS = 2000
 
@@ -44,15 +46,20 @@ def mirror_path(mirrors: Path, url: str) -> Path:
     mirror of another spelling of ``owner/repo`` is that repository's mirror.
 
     Raises:
-        RepoError: the URL has no host or no repository path, or a path step is ``.``/``..``.
+        RepoError: the URL is not one :func:`~benchbook.contracts.git_urls.git_url_problem`
+            accepts (a host or path step of ``..``, ``.`` or nothing), or the path would leave
+            ``mirrors`` anyway.
     """
+    problem = git_url_problem(url)
+    if problem is not None:
+        raise RepoError(f"cannot mirror {url[:200]!r}: {problem}")
     parts = urlsplit(url)
     steps = [s for s in parts.path.split("/") if s]
-    if not parts.hostname or not steps or any(s in (".", "..") for s in steps):
-        raise RepoError(f"cannot mirror {url!r}: not a repository URL")
-    host = parts.hostname + (f"_{parts.port}" if parts.port else "")
+    host = (parts.hostname or "").strip("[]") + (f"_{parts.port}" if parts.port else "")
     name = steps[-1].removesuffix(".git") + ".git"
     path = mirrors.joinpath(host, *steps[:-1], name)
+    if not path.resolve().is_relative_to(mirrors.resolve()):  # belt and braces
+        raise RepoError(f"cannot mirror {url[:200]!r}: it leaves the mirror cache")
     if host in CASE_INSENSITIVE_HOSTS and not path.exists():
         return _existing_spelling(mirrors / host, [*steps[:-1], name]) or path
     return path
@@ -195,22 +202,30 @@ async def audit(workdir: Path, commit: str) -> EnvAudit:
     )
 
 
-async def worktree_tree(workdir: Path, index_path: Path) -> str:
+async def worktree_tree(workdir: Path, index_path: Path, sandbox: SandboxPolicy) -> str:
     """The tree object of ``workdir`` as it is now (new files included, ignored ones not),
-    written through a temporary index so the harness's own index is untouched."""
+    written through a temporary index so the harness's own index is untouched. Git runs in
+    the case's sandbox: case code has run in the working copy (its ``.git/config`` may name
+    filters), so only the case's directory is writable."""
     real_index = workdir / ".git" / "index"
     if real_index.is_file():
         shutil.copyfile(real_index, index_path)  # keeps stat data: unchanged files are not rehashed
     env = {"GIT_INDEX_FILE": str(index_path)}
-    await git(["add", "--all"], workdir, env=env)
-    return (await git(["write-tree"], workdir, env=env)).strip()
+    writable = [index_path.parent]  # the case root: the working copy and the index beside it
+    await git(["add", "--all"], workdir, env=env, sandbox=sandbox, writable=writable)
+    out = await git(["write-tree"], workdir, env=env, sandbox=sandbox, writable=writable)
+    return out.strip()
 
 
-async def run_setup(commands: list[str], workdir: Path, timeout_s: float) -> None:
-    """Run each ``setup`` command with ``/bin/sh -c`` in ``workdir`` (clean environment).
+async def run_setup(
+    commands: list[str], workdir: Path, timeout_s: float, sandbox: SandboxPolicy
+) -> None:
+    """Run each ``setup`` command with ``/bin/sh -c`` in ``workdir``, in the case's sandbox
+    (only the working copy writable, no network, clean environment).
 
     Raises:
-        RepoError: a command exited non-zero or timed out; names it with its stderr tail.
+        RepoError: a command exited non-zero, timed out or could not start in the sandbox;
+            names it with its stderr tail.
     """
     env = {
         "PATH": os.environ.get("PATH", os.defpath),
@@ -218,29 +233,23 @@ async def run_setup(commands: list[str], workdir: Path, timeout_s: float) -> Non
         "LANG": "C.UTF-8",
     }
     for command in commands:
-        proc = await asyncio.create_subprocess_exec(
-            "/bin/sh",
-            "-c",
-            command,
-            cwd=workdir,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            start_new_session=True,
-        )
         try:
-            _, stderr = await asyncio.wait_for(proc.communicate(), timeout_s)
-        except TimeoutError:
-            kill_group(proc.pid)
-            await proc.wait()
-            raise RepoError(f"setup command timed out: {command}") from None
-        except BaseException:  # cancelled: leave nothing running in the working copy
-            kill_group(proc.pid)
-            raise
-        if proc.returncode != 0:
-            detail = tail(stderr.decode("utf-8", "replace"), _SETUP_TAIL_CHARS)
-            raise RepoError(f"setup command failed (exit {proc.returncode}): {command}: {detail}")
+            done = await run_sandboxed(
+                ["/bin/sh", "-c", command],
+                policy=sandbox,
+                cwd=workdir,
+                env=env,
+                timeout_s=timeout_s,
+                writable=[workdir],
+                output_limit_bytes=64 * 1024,
+            )
+        except (OSError, SandboxError) as exc:
+            raise RepoError(f"setup command cannot start: {command}: {exc}") from exc
+        if done.timed_out:
+            raise RepoError(f"setup command timed out: {command}")
+        if done.exit_code != 0:
+            detail = tail(done.stderr.decode("utf-8", "replace"), _SETUP_TAIL_CHARS)
+            raise RepoError(f"setup command failed (exit {done.exit_code}): {command}: {detail}")
 
 
 async def _prepare(case_input: CaseInput, config: RuntimeConfig, workdir: Path) -> str:
@@ -285,17 +294,22 @@ async def open_repo(
         return Workspace(workdir=workdir, kind="repo", audit=result, error=message)
     index_path = case_root / "snapshot.index"
     try:
-        await run_setup(env.setup, workdir, case_input.timeout_s)
+        await run_setup(env.setup, workdir, case_input.timeout_s, config.sandbox)
         # The baseline is the post-setup tree: the diff shows the harness's changes only.
-        base_tree = await worktree_tree(workdir, index_path) if env.setup else commit
+        base_tree = (
+            await worktree_tree(workdir, index_path, config.sandbox) if env.setup else commit
+        )
     except (RepoError, GitError, OSError) as exc:
         return Workspace(workdir=workdir, kind="repo", audit=result, error=str(exc))
 
     async def snapshot() -> EnvSnapshot:
         index_path.unlink(missing_ok=True)
-        tree = await worktree_tree(workdir, index_path)
+        tree = await worktree_tree(workdir, index_path, config.sandbox)
         diff = await git(
-            ["diff", "--binary", "--no-color", "--no-ext-diff", base_tree, tree], workdir
+            ["diff", "--binary", "--no-color", "--no-ext-diff", base_tree, tree],
+            workdir,
+            sandbox=config.sandbox,
+            writable=[case_root],
         )
         return EnvSnapshot(diff=diff, audit=result)
 

@@ -3,6 +3,7 @@
 - ``command`` (:mod:`.command`): a process per (case, sample) in its own process group.
 - ``python`` (:mod:`.python`): ``package.module:function`` called with the case input.
 - ``openai`` (:mod:`.openai_compat`): one chat completion through the ``openai`` client.
+- ``agent`` (:mod:`.agent`): the tool-calling loop; its tools run in the case's sandbox.
 - ``external``: never run (its results are reported); an error result says so.
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 
 from benchbook.contracts.harness import (
+    AgentHarness,
     AnyHarness,
     CommandHarness,
     ExternalHarness,
@@ -33,7 +35,7 @@ async def run_harness(
     """Run ``harness`` on one (case, sample) in ``workspace``; never raises for a failure.
 
     Args:
-        harness: the registered harness (command, python or openai).
+        harness: the registered harness (command, python, openai or agent).
         case_input: the case without gold.
         workspace: the environment from :func:`~benchbook.runtime.open_environment`; when its
             ``error`` is set nothing is started and that error is returned.
@@ -86,6 +88,10 @@ async def _dispatch(
             " (report_run), it is never run here",
             trace=Trace(),
         )
+    if isinstance(harness, AgentHarness):
+        from benchbook.runtime.harnesses.agent import run_agent
+
+        return await run_agent(harness, case_input, workspace, secrets)
     assert isinstance(harness, OpenAIHarness)
     # Imported lazily: the openai client is only loaded when an openai harness runs.
     from benchbook.runtime.harnesses.openai_compat import run_openai

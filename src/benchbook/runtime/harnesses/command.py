@@ -1,23 +1,23 @@
 """The ``command`` harness kind (SPEC H.1): one process per (case, sample).
 
-The process starts in its own session (so its own process group) in a clean environment: only
+The process starts in the case's sandbox (:mod:`benchbook.runtime.sandbox`: its own
+namespaces, only the workdir and the private ``BENCHBOOK_*`` files writable, the network only
+with ``config.network: full``, limits from the case's ``resources``) in a clean environment: only
 ``PATH``, ``HOME`` (the workdir), ``LANG``, the workspace's variables (``BENCHBOOK_CDP_URL`` …),
 the templated ``env``, the named secrets and the ``BENCHBOOK_*`` files below — nothing else of
 the server's environment. The task arrives on stdin and in ``BENCHBOOK_TASK``; the case input as
 JSON in the file ``BENCHBOOK_CASE_FILE``; the answer is stdout (stripped) or, with ``answer:
 file``, the file ``BENCHBOOK_ANSWER_FILE``; trace events go to ``BENCHBOOK_TRACE_FILE``.
 
-On timeout the whole process group — children and grandchildren — is killed (``SIGKILL``) and the
-result is ``error: timeout``; after a normal exit, processes left in the group are killed too.
+On timeout the whole sandbox — children and grandchildren — is killed (``SIGKILL``) and the
+result is ``error: timeout``; after a normal exit, processes left in it are killed too.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import shutil
-import signal
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -27,13 +27,13 @@ from benchbook.contracts.harness import CommandHarness
 from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
 from benchbook.errors import InvalidInput
 from benchbook.runtime.environments import Workspace
+from benchbook.runtime.environments.cdp_relay import relay_argv
 from benchbook.runtime.harnesses.trace_events import apply_events
+from benchbook.runtime.sandbox import SandboxError, SandboxResult, limits_for, run_sandboxed
 from benchbook.runtime.templates import render, template_values
 
 #: Bytes of stdout kept for the answer (the end of it when longer).
 STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
-#: Seconds to wait for the output pipes to close once the process group is dead.
-_DRAIN_GRACE_S = 2.0
 
 
 class _Prepared:
@@ -90,86 +90,52 @@ def _prepare(
     return _Prepared(argv, cwd, env)
 
 
-async def _read_tail(stream: asyncio.StreamReader | None, limit_bytes: int) -> bytes:
-    """Everything ``stream`` yields until EOF, keeping the last ``limit_bytes``."""
-    if stream is None:
-        return b""
-    buffer = bytearray()
-    while chunk := await stream.read(65536):
-        buffer += chunk
-        if len(buffer) > 2 * limit_bytes:  # trim in batches: one copy per limit, not per chunk
-            del buffer[:-limit_bytes]
-    return bytes(buffer[-limit_bytes:])
-
-
-async def _feed(stdin: asyncio.StreamWriter | None, data: bytes) -> None:
-    """Write the task to stdin and close it; a harness that never reads stdin is fine."""
-    if stdin is None:
-        return
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        stdin.write(data)
-        await stdin.drain()
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        stdin.close()
-
-
-def _kill_group(pgid: int) -> None:
-    """SIGKILL every process in the group ``pgid`` (no-op when none is left)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal.SIGKILL)
-
-
-async def _wait_group_gone(pgid: int, grace_s: float) -> None:
-    """Wait until no process of group ``pgid`` is left (killed orphans are reaped by init, a
-    moment after the kill), at most ``grace_s`` seconds."""
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(pgid, 0)
-        except (ProcessLookupError, PermissionError):
-            return
-        await asyncio.sleep(0.02)
+def _readable(argv: list[str]) -> list[Path]:
+    """The files the (admin-registered) argv names by absolute path — a script run by an
+    interpreter — bound read-only into the sandbox; directories are not (``docs/security.md``:
+    ``BENCHBOOK_SANDBOX_RO_PATHS`` for more)."""
+    return [Path(arg) for arg in argv[1:] if arg.startswith("/") and Path(arg).is_file()]
 
 
 async def _execute(
-    prepared: _Prepared, task: str, timeout_s: float, tail_bytes: int
-) -> tuple[int | None, bytes, bytes]:
-    """Run the process; ``(exit code or None on timeout, stdout, stderr)``.
+    harness: CommandHarness,
+    case_input: CaseInput,
+    workspace: Workspace,
+    prepared: _Prepared,
+    private: Path,
+) -> SandboxResult:
+    """Run the process in the case's sandbox (see the module docstring).
 
     Raises:
-        OSError: the program could not be started.
+        OSError: the program could not be started. SandboxError: the sandbox refused.
     """
-    proc = await asyncio.create_subprocess_exec(
-        *prepared.argv,
+    policy = workspace.sandbox
+    resources = case_input.resources
+    timeout_s = harness.config.timeout_s or case_input.timeout_s
+    limits = limits_for(
+        policy,
+        timeout_s=timeout_s,
+        cpu_millicores=resources.cpu_millicores if resources else None,
+        memory_mb=resources.memory_mb if resources else None,
+    )
+    argv, writable = prepared.argv, [workspace.workdir, private]
+    if workspace.cdp_relay is not None and harness.config.network == "none":
+        port, socket_path = workspace.cdp_relay  # the browser, reached without network
+        argv = relay_argv(port, socket_path, argv)
+        writable.append(socket_path.parent)
+    return await run_sandboxed(
+        argv,
+        policy=policy,
         cwd=prepared.cwd,
         env=prepared.env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # its own process group: a timeout kills all of it
+        timeout_s=timeout_s,
+        writable=writable,
+        readable=_readable(prepared.argv),
+        network=harness.config.network,
+        limits=limits,
+        stdin=case_input.task.encode("utf-8"),
+        output_limit_bytes=max(STDOUT_LIMIT_BYTES, workspace.tail_bytes),
     )
-    out_task = asyncio.ensure_future(_read_tail(proc.stdout, max(STDOUT_LIMIT_BYTES, tail_bytes)))
-    err_task = asyncio.ensure_future(_read_tail(proc.stderr, tail_bytes))
-    feed_task = asyncio.ensure_future(_feed(proc.stdin, task.encode("utf-8")))
-    returncode: int | None = None
-    try:
-        returncode = await asyncio.wait_for(proc.wait(), timeout_s)
-    except TimeoutError:
-        pass
-    finally:
-        # Kill the group on timeout, on cancellation and after a normal exit alike: nothing the
-        # harness started may outlive its case (and leftovers would hold the pipes open).
-        _kill_group(proc.pid)
-        if returncode is None:
-            await proc.wait()
-        feed_task.cancel()
-    await _wait_group_gone(proc.pid, _DRAIN_GRACE_S)
-    done, pending = await asyncio.wait({out_task, err_task}, timeout=_DRAIN_GRACE_S)
-    for task_ in pending:  # a process that left the group (setsid) may still hold a pipe
-        task_.cancel()
-    stdout = out_task.result() if out_task in done else b""
-    stderr = err_task.result() if err_task in done else b""
-    return returncode, stdout, stderr
 
 
 async def run_command(
@@ -206,14 +172,14 @@ async def run_command(
             return RuntimeResult(status="error", error=f"missing secret {exc.args[0]}", trace=trace)
         except InvalidInput as exc:
             return RuntimeResult(status="error", error=exc.message, trace=trace)
-        timeout_s = harness.config.timeout_s or case_input.timeout_s
         try:
-            returncode, stdout, stderr = await _execute(
-                prepared, case_input.task, timeout_s, tail_bytes
-            )
+            done = await _execute(harness, case_input, workspace, prepared, private)
         except OSError as exc:
             error = f"cannot start {prepared.argv[0]}: {exc.strerror or exc}"
             return RuntimeResult(status="error", error=error, trace=trace)
+        except SandboxError as exc:
+            return RuntimeResult(status="error", error=f"sandbox: {exc.message}", trace=trace)
+        returncode, stdout, stderr = done.exit_code, done.stdout, done.stderr
         trace.duration_ms = int((time.monotonic() - started) * 1000)
         trace.stdout_tail = stdout[-tail_bytes:].decode("utf-8", "replace")
         trace.stderr_tail = stderr[-tail_bytes:].decode("utf-8", "replace")

@@ -231,6 +231,11 @@
     state.fields = data.fields;
     state.rows = data.rows;
     state.guess = data.mapping_guess || {};
+    if (!ownMapping() && data.mapping) {
+      // a catalog entry or recipe maps the columns itself: the headers show its mapping
+      state.roles = {};
+      for (const r of ROLES) if (data.mapping[r + "_field"]) state.roles[r] = data.mapping[r + "_field"];
+    }
     state.existing = data.existing_versions || [];
     state.plan = data.version_plan || null;
     state.planId = data.dataset_id || datasetId();
@@ -336,6 +341,8 @@
       text = `Will register ${id}@${plan.version}.`;
     }
     $("version-plan").textContent = text;
+    // "nothing to import" never sits beside an enabled Import button
+    if (checked && checked.identical) $("import-btn").disabled = true;
   }
 
   async function preview() {

@@ -1,7 +1,7 @@
 """fail closed: grader errors apart from harness errors; budget caps a run was given
 
-Revision ID: 0014_failclosed
-Revises: 0013
+Revision ID: 0016_failclosed
+Revises: 0015_version_sources
 Create Date: 2026-12-04 16:30:00.000000
 
 Issue 28: a (case, sample) whose grader could not give a verdict (an error, an unparseable or
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0014_failclosed"
-down_revision: str | None = "0013"
+revision: str = "0016_failclosed"
+down_revision: str | None = "0015_version_sources"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
