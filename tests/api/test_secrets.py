@@ -36,7 +36,8 @@ def test_secrets_are_listed_by_name_and_no_response_ever_carries_a_value(
         ("user", "OPENAI_KEY"),
         ("workspace", "HF_TOKEN"),
     ]
-    assert all(set(s) == {"name", "scope", "updated_by", "updated_at"} for s in listed.json())
+    keys = {"name", "scope", "updated_by", "updated_at", "hosts"}
+    assert all(set(s) == keys and s["hosts"] == [] for s in listed.json())
     mine = client.get("/api/secrets", headers=bearer(mia))
     assert [(s["scope"], s["name"]) for s in mine.json()] == [("user", "HF_TOKEN")]
     one_scope = client.get("/api/secrets", params={"scope": "workspace"}, headers=bearer(ada))

@@ -47,6 +47,12 @@ def _setup(cli_env: dict[str, str], tmp_path: Path, harness: str = "final_18") -
     assert invoke(cli_env, "harnesses", "register", str(path)).exit_code == 0
 
 
+def endpoint(cli_env: dict[str, str], url: str) -> None:
+    """Register ``url`` as a model endpoint of the workspace (judges may call only those)."""
+    result = invoke(cli_env, "endpoints", "add", "judge", url)
+    assert result.exit_code == 0, result.output
+
+
 def judge(base_url: str, **config: Any) -> str:
     body = {"rubric": {"criteria": CRITERIA}, "base_url": base_url, "model": "judge-model"}
     return "judge=" + json.dumps({**body, **config})
@@ -83,6 +89,7 @@ def test_a_judge_that_answers_no_verdict_makes_every_case_a_grader_error_and_exi
     cli_env: dict[str, str], tmp_path: Path, openai_server: OpenAIServer
 ) -> None:
     _setup(cli_env, tmp_path)
+    endpoint(cli_env, openai_server.url)
     openai_server.reply = lambda body: "Looks fine to me."
     code, run = run_json(cli_env, "-g", "numeric", "-g", judge(openai_server.url))
     assert code == 1
@@ -108,6 +115,7 @@ def test_a_judge_reply_missing_a_criterion_is_a_grader_error_on_every_case(
     cli_env: dict[str, str], tmp_path: Path, openai_server: OpenAIServer
 ) -> None:
     _setup(cli_env, tmp_path)
+    endpoint(cli_env, openai_server.url)
     openai_server.reply = lambda body: {
         "criteria": [{"id": "correct", "passed": True, "reasoning": "ok"}],
         "milestones": [],
@@ -134,6 +142,7 @@ def test_a_judge_that_is_down_stops_the_run_before_any_case_naming_the_url(
 ) -> None:
     _setup(cli_env, tmp_path)
     url = closed_url()
+    endpoint(cli_env, url)
     result = invoke(
         cli_env, "run", "gsm", "--harness", "final-18", "-g", "numeric", "-g", judge(url)
     )
@@ -156,6 +165,7 @@ def test_a_judge_without_a_model_or_with_a_misspelled_key_is_refused_by_name(
     cli_env: dict[str, str], tmp_path: Path, openai_server: OpenAIServer
 ) -> None:
     _setup(cli_env, tmp_path)
+    endpoint(cli_env, openai_server.url)
     no_model = "judge=" + json.dumps({"rubric": "is it right?", "base_url": openai_server.url})
     result = invoke(cli_env, "run", "gsm", "--harness", "final-18", "-g", no_model)
     assert result.exit_code == 1
@@ -174,6 +184,7 @@ def test_a_rescore_with_a_failing_judge_exits_1_and_its_results_are_readable(
     cli_env: dict[str, str], tmp_path: Path, openai_server: OpenAIServer
 ) -> None:
     _setup(cli_env, tmp_path)
+    endpoint(cli_env, openai_server.url)
     code, run = run_json(cli_env, "-g", "numeric")
     assert code == 0
     openai_server.reply = lambda body: "no JSON here"

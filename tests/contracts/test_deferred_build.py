@@ -31,7 +31,8 @@ def _contract_models() -> list[type[pydantic.BaseModel]]:
 
 
 #: Request bodies FastAPI takes as route parameters: built at class creation (STRICT_EAGER).
-EAGER = {"Recipe", "StartRunRequest", "ReportRunRequest"}
+EAGER = {"Recipe", "StartRunRequest", "ReportRunRequest", "RegisteredGrader", "EnvironmentRecipe"}
+EAGER |= {"ImportInspectRequest", "ImportLmEvalRequest"}
 
 
 def test_every_contract_model_defers_its_build_but_route_bodies() -> None:

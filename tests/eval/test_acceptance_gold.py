@@ -23,6 +23,7 @@ from benchbook.services import harnesses, run_execution, run_results, runs
 from benchbook.services.context import Context, local_admin_context
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
+from tests.openaiserver.allow import allow_endpoint
 
 MARKER = "GOLD-7f3a"
 TASK = "Name the capital of Freedonia in one word."
@@ -164,6 +165,7 @@ def test_no_request_the_openai_server_sees_holds_gold(
         "config": {"base_url": openai_server.url, "model": "gpt-4o-mini", "system": "Be brief."},
     }
     harnesses.register_harness(rctx, harnesses.parse_harness(body))
+    allow_endpoint(rctx, openai_server.url)
     run_all(rctx, "chat@1.0.0")
 
     sent = [json.dumps(body) for body in openai_server.requests]
@@ -213,6 +215,7 @@ def test_no_request_or_tool_call_of_an_agent_harness_holds_gold(
         "config": {"base_url": openai_server.url, "model": "gpt-4o-mini", "max_steps": 4},
     }
     harnesses.register_harness(rctx, harnesses.parse_harness(body))
+    allow_endpoint(rctx, openai_server.url)
     run = run_all(rctx, "probe-agent@1.0.0")
 
     sent = [json.dumps(body, ensure_ascii=False) for body in openai_server.requests]

@@ -23,6 +23,7 @@ from benchbook.services import harnesses, imports, run_execution, run_results, r
 from benchbook.services.context import Context
 from benchbook.services.secrets import set_secret
 from tests.openaiserver import OpenAIServer, count_tokens, last_user_text, message_text
+from tests.openaiserver.allow import allow_endpoint, hosts_of
 
 GSM8K_ROWS = 1319
 MODEL = "gpt-4o-mini"
@@ -76,7 +77,8 @@ def openai_harness_body(base_url: str, harness_id: str = "mini") -> dict[str, An
 def register_openai_harness(ctx: Context, base_url: str, harness_id: str = "mini") -> str:
     body = openai_harness_body(base_url, harness_id)
     harnesses.register_harness(ctx, harnesses.parse_harness(body))
-    set_secret(ctx, API_KEY_NAME, API_KEY, "user")
+    set_secret(ctx, API_KEY_NAME, API_KEY, "user", hosts_of(base_url))
+    allow_endpoint(ctx, base_url)
     return f"{harness_id}@1.0.0"
 
 

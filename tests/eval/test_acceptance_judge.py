@@ -28,6 +28,7 @@ from benchbook.services.secrets import set_secret
 from benchbook.store import runs as store_runs
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer, last_user_text
+from tests.openaiserver.allow import allow_endpoint, hosts_of
 
 N_CASES = 4
 CRITERIA = ("correct", "shows_work")
@@ -97,7 +98,8 @@ def test_a_judge_gives_four_metrics_per_case_and_rescoring_reuses_its_verdicts(
 ) -> None:
     openai_server.reply = judge_reply
     openai_server.api_key = "sk-judge"
-    set_secret(rctx, "JUDGE_KEY", "sk-judge", "user")
+    set_secret(rctx, "JUDGE_KEY", "sk-judge", "user", hosts_of(openai_server.url))
+    allow_endpoint(rctx, openai_server.url)
     ds.register_dataset(rctx, judged_sums())
     request = StartRunRequest(
         dataset="judged",

@@ -22,6 +22,7 @@ from benchbook.services import datasets as ds
 from benchbook.services import harnesses, imports, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
+from tests.openaiserver.allow import allow_endpoint
 from tests.repo_bundles import mirror_from_bundle
 
 
@@ -53,6 +54,7 @@ def register_agent(ctx: Context, server: OpenAIServer, **config: Any) -> str:
         "config": {"base_url": server.url, "model": "test-model", "max_steps": 8, **config},
     }
     harnesses.register_harness(ctx, harnesses.parse_harness(body))
+    allow_endpoint(ctx, server.url)
     return "ref-agent@1.0.0"
 
 

@@ -16,7 +16,7 @@ from benchbook.app import create_app
 from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.errors import UpstreamError
 from benchbook.services import datasets as ds
-from benchbook.services import harnesses, run_execution, runs
+from benchbook.services import endpoints, harnesses, run_execution, runs
 from benchbook.services.context import Context
 from benchbook.store import runs as store_runs
 from benchbook.store.tables import scorecards as scorecard_table
@@ -31,6 +31,7 @@ def _closed_url() -> str:
 
 
 def _openai_harness(ctx: Context, base_url: str) -> str:
+    endpoints.add_endpoint(ctx, "llm", base_url)  # model endpoints are admin-registered
     body = {
         "id": "llm",
         "version": "1.0.0",

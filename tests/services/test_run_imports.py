@@ -87,6 +87,7 @@ def check_import(ctx: Context, log_path: Path, log: object, epochs: int, native:
     assert result.matched_by_id == n and result.unmatched == []
     run = result.run
     assert run.status == "finished" and run.counts.total == n
+    assert (run.origin, run.reported_by) == ("imported", ctx.principal.user_id)  # issue 27
     assert run.harness == "inspect-gsm8k-mockllm-model@" + str(result.tool_version)
     record = run.reproducibility["import"]
     assert isinstance(record, dict)

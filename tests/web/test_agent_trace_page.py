@@ -19,6 +19,7 @@ from benchbook.services import datasets, harnesses, run_execution, runs
 from benchbook.services.context import Context
 from benchbook.settings import Settings
 from tests.openaiserver import OpenAIServer, parallel, script, tool_call
+from tests.openaiserver.allow import allow_endpoint
 
 
 @pytest.fixture
@@ -60,6 +61,7 @@ def test_the_case_page_shows_the_agent_conversation_with_tool_calls_folded(
         "config": {"base_url": openai_server.url, "model": "test-model", "max_steps": 2},
     }
     harnesses.register_harness(ctx, harnesses.parse_harness(body))
+    allow_endpoint(ctx, openai_server.url)
     request = StartRunRequest(
         dataset="talk", harness="counter@1.0.0", settings=RunSettings(concurrency=1)
     )

@@ -19,7 +19,7 @@ import pytest
 from benchbook.contracts import Dataset
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.run import RunSettings, StartRunRequest
-from benchbook.services import run_execution, runs, scorecards
+from benchbook.services import endpoints, run_execution, runs, scorecards
 from benchbook.services.auth import authenticate_api_key
 from benchbook.services.context import Context, local_admin_context
 from benchbook.services.keys import create_api_key
@@ -78,6 +78,7 @@ def seeded(
     ada = Context(authenticate_api_key(engine, key), engine, root.settings)
     with OpenAIServer() as judge_server:
         judge_server.reply = _reply
+        endpoints.add_endpoint(root, "judge", judge_server.url)  # judges call registered ones
         judge = GraderSpec(
             id="judge",
             config={

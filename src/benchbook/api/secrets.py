@@ -36,6 +36,13 @@ class SecretValue(RequestBody):
     value: Annotated[str, schema_rule(minLength=1)] = Field(
         description="1-65,536 bytes (UTF-8); stored encrypted; never returned by any route."
     )
+    hosts: Annotated[
+        list[Annotated[str, schema_rule(pattern=svc.HOST_RE.pattern)]], schema_rule(maxItems=32)
+    ] = Field(
+        default_factory=list,
+        description="Model endpoint hosts the value may be sent to (api.example.org or"
+        " host:port); none: never sent to a model endpoint.",
+    )
 
 
 @router.get(
@@ -67,7 +74,7 @@ def set_secret(
 ) -> SecretInfo:
     """Create or replace a secret; answers its name and metadata, not the value. 400 for a bad
     name (``[A-Za-z_][A-Za-z0-9_.-]{0,127}``) or an empty or over-64-KiB value."""
-    return svc.set_secret(ctx, name, body.value, scope)
+    return svc.set_secret(ctx, name, body.value, scope, body.hosts)
 
 
 @router.delete(

@@ -245,11 +245,16 @@ def keys_revoke(
 def secrets_set(
     name: str = typer.Argument(..., help="e.g. HF_TOKEN"),
     value: str = typer.Option(..., prompt=True, hide_input=True, help="Read from a prompt."),
+    host: list[str] = typer.Option(
+        [],
+        "--host",
+        help="A model endpoint host the value may be sent to (repeatable); none: never sent.",
+    ),
     workspace: str = WORKSPACE,
     json: bool = JSON_OPTION,
 ) -> None:
     """Set a workspace secret (encrypted at rest; its members' own secrets win over it)."""
-    info = secrets_svc.set_secret(_in(workspace), name, value, scope="workspace")
+    info = secrets_svc.set_secret(_in(workspace), name, value, scope="workspace", hosts=host)
     if json:
         return emit_json(info)
     console.print(cell(f"set workspace secret {name} in {workspace}"))
@@ -263,7 +268,9 @@ def secrets_list(workspace: str = WORKSPACE, json: bool = JSON_OPTION) -> None:
     if json:
         return emit_json(infos)
     for s in infos:
-        console.print(cell(f"{s.name}\tupdated {s.updated_at:%Y-%m-%d %H:%M} by {s.updated_by}"))
+        hosts = ", ".join(s.hosts) or "no host (sent nowhere)"
+        line = f"{s.name}\t{hosts}\tupdated {s.updated_at:%Y-%m-%d %H:%M} by {s.updated_by}"
+        console.print(cell(line))
 
 
 @secrets_app.command("delete")

@@ -79,6 +79,10 @@ COMMANDS: dict[str, LazyCommand] = {
          " write-only)."),
         ("datasets", "datasets", "Browse, diff, export, tag and delete dataset versions."),
         ("harnesses", "harnesses", "Harnesses: the agents under evaluation, versioned."),
+        ("graders", "graders", "Registered graders: commands admins vouch for, versioned."),
+        ("environments", "graders", "Environment recipes: setup and test commands,"
+         " versioned."),
+        ("endpoints", "graders", "Model endpoints judges and openai harnesses may call."),
         ("benchmarks", "imports", "The first-party benchmark catalog."),
         ("localization", "localization", "Code localization: the upstream ContextBench"
          " scorer's files and numbers beside ours."),

@@ -45,6 +45,12 @@ def print_run(ctx: Context, run: Run) -> None:
         f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {count(c.error, 'error')}, "
         f"{count(c.grader_errors, 'grader error')}, {c.not_run:,} not run"
     )
+    if run.origin != "native":
+        console.print(
+            cell(f"origin {run.origin}: results reported by {run.reported_by or 'unknown'},"
+                 " not executed by this server"),
+            style="yellow",
+        )  # fmt: skip
     for item in run.top_errors:
         kind = "grader error: " if item.kind == "grader" else ""
         console.print(cell(f"  {item.count:,} × {kind}{item.error}"), style="red")

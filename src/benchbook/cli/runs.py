@@ -235,7 +235,7 @@ def list_(
         table.add_row(
             cell(r.id),
             cell(r.dataset),
-            cell(r.harness),
+            cell(r.harness if r.origin == "native" else f"{r.harness} ({r.origin})"),
             cell(r.status),
             cell(f"{r.counts.done:,}/{r.counts.total:,}"),
             cell(run_errors(r)),

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from benchbook.contracts.common import LAZY
 
@@ -93,3 +93,5 @@ class SecretInfo(BaseModel):
     scope: SecretScope
     updated_by: str
     updated_at: datetime
+    hosts: list[str] = Field(default_factory=list)
+    """The endpoint hosts the value may be sent to (``[]``: none — model calls refuse it)."""

@@ -143,6 +143,11 @@ class Comparison(BaseModel):
     errors: Delta
     duplicates: list[str] = Field(default_factory=list)
     cases: list[CaseTransition] = Field(default_factory=list)
+    baseline_origin: str = "native"
+    candidate_origin: str = "native"
+    notes: list[str] = Field(default_factory=list)
+    """Facts a reader must not miss, e.g. ``"the baseline was reported by alice (origin
+    reported), not executed by this server"``."""
 
 
 class GateResult(BaseModel):

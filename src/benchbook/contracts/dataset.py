@@ -65,12 +65,14 @@ class PathSource(BaseModel):
 
 
 class RepoEnv(BaseModel):
-    """A code repository the agent works in; ``setup`` commands run before the harness."""
+    """A code repository the agent works in; ``setup`` runs before the harness: either the
+    name of a registered environment recipe (``"id@version"``, its commands run) or a list of
+    commands (run only when an admin wrote the dataset version, see docs/security.md)."""
 
     model_config = STRICT
     kind: Literal["repo"] = "repo"
     source: GitSource | FilesSource | PathSource
-    setup: list[str] = Field(default_factory=list)
+    setup: list[str] | NonEmptyStr = Field(default_factory=list)
 
 
 class BrowserEnv(BaseModel):

@@ -359,11 +359,17 @@ class BudgetCap(BaseModel):
     spent_before_usd: float = 0.0
 
 
+RunOrigin = Literal["native", "reported", "imported"]
+"""Where a run's results came from: ``native`` (executed here), ``reported`` (an external
+harness's answers sent to ``report_run``, graded here), ``imported`` (another tool's log)."""
+
+
 class Run(BaseModel):
     """A run record (SPEC H.4, H.9); ``top_errors`` are the most frequent error messages
     (harness errors, then grader errors, five of each at most), so a run whose cases all failed
     says why without opening a trace; ``budget_caps`` the caps given since it started (the last
-    one applies)."""
+    one applies). ``origin`` says where the results came from and ``reported_by`` who reported
+    them (a user id)."""
 
     model_config = STRICT
     id: str
@@ -389,6 +395,8 @@ class Run(BaseModel):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     reproducibility: dict[str, JsonValue] = Field(default_factory=dict)
+    origin: RunOrigin = "native"
+    reported_by: str | None = None
 
 
 class ReportedResult(BaseModel):

@@ -95,6 +95,7 @@ def render_text(c: Comparison, verdict: GateResult | None = None) -> str:
         f"baseline {c.baseline} ({c.baseline_harness}, {c.baseline_dataset}) vs candidate "
         f"{c.candidate} ({c.candidate_harness}, {c.candidate_dataset})",
         "comparable" if c.comparable else f"NOT COMPARABLE: {'; '.join(c.reasons)}",
+        *(f"NOTE: {note}" for note in c.notes),
         f"{c.paired:,} paired: {_counts(c)}",
         f"pass rate {_pct(c.baseline_pass_rate)} → {_pct(c.candidate_pass_rate)} "
         f"({_pct(c.pass_rate_delta, True)}), {_interval(c)}",
@@ -133,6 +134,7 @@ def render_markdown(c: Comparison, verdict: GateResult | None = None) -> str:
     out = [head, ""]
     if not c.comparable:
         out += [f"> **Not comparable:** {_md('; '.join(c.reasons))}", ""]
+    out += [item for note in c.notes for item in (f"> **Note:** {_md(note)}", "")]
     out += [
         "| | baseline | candidate | delta |",
         "|---|---|---|---|",

@@ -34,6 +34,7 @@ from benchbook.eval.judge_prompt import (
     judge_messages,
     parse_judge_config,
 )
+from benchbook.runtime.egress import SecretHostRefused, secret_for
 
 if TYPE_CHECKING:  # ``openai`` (~0.8 s to import) is loaded only when a judge calls a model
     import openai
@@ -285,7 +286,10 @@ async def run_judge(
     if judge.api_key_secret:
         if judge.api_key_secret not in grading.secrets:
             return _unscored(judge, case, {"error": f"missing secret {judge.api_key_secret}"})
-        api_key = grading.secrets[judge.api_key_secret]
+        try:  # right before the call: the key goes only to a host it is bound to
+            api_key = secret_for(grading.secrets, judge.api_key_secret, str(judge.base_url))
+        except SecretHostRefused as exc:
+            return _unscored(judge, case, {"error": str(exc)})
     import openai
 
     from benchbook.runtime.harnesses.openai_compat import describe_openai_error

@@ -13,7 +13,13 @@ GUIDES: dict[str, ToolGuide] = {
             "Values are encrypted at rest and never returned by any tool. Imports use your own "
             "secret first, then the workspace's (e.g. HF_TOKEN for gated Hugging Face datasets)."
         ),
-        parameters={"name": NAME, "value": "The secret value, 1 byte to 64 KiB.", "scope": SCOPE},
+        parameters={
+            "name": NAME,
+            "value": "The secret value, 1 byte to 64 KiB.",
+            "scope": SCOPE,
+            "hosts": "Model endpoint hosts it may be sent to (api.example.org, host:port); "
+            "none: never sent to a model endpoint.",
+        },
         destructive=True,
         idempotent=True,
     ),

@@ -30,6 +30,7 @@ from benchbook.mcp import (
     benchmarks,
     comments,
     datasets,
+    graders,
     harnesses,
     jobs,
     localization,
@@ -58,6 +59,7 @@ GUIDES: dict[str, ToolGuide] = {
     **secrets.GUIDES,
     **accounts.GUIDES,
     **harnesses.GUIDES,
+    **graders.GUIDES,
     **runs.GUIDES,
     **localization.GUIDES,
 }

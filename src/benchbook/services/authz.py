@@ -14,6 +14,9 @@ READ_ACTIONS = frozenset(
         "comments:read",
         "runs:read",
         "harnesses:read",
+        "graders:read",
+        "environments:read",
+        "endpoints:read",
         "recipes:read",
         "members:read",
         "mirrors:read",
@@ -21,13 +24,20 @@ READ_ACTIONS = frozenset(
     }
 )
 WRITE_ACTIONS = frozenset({"datasets:write", "comments:write", "runs:write", "recipes:write"})
-#: ``harnesses:write`` is admin-only: registering a harness is code execution on the server.
+#: ``harnesses:write``, ``graders:write`` and ``environments:write`` are admin-only: what they
+#: register is code the server executes; ``endpoints:write`` says where model calls (and the
+#: secrets bound to them) may go; ``runs:report-code`` reports results under a command or
+#: python harness (a member could otherwise forge an admin harness's scorecard).
 #: ``runs:manage`` is acting on a run another user started (cancel, resume, retry — which
 #: deletes its errored results — and its scorecards' tags); a run's starter needs only
 #: ``runs:write`` (``Context.require_own``).
 ADMIN_ACTIONS = frozenset(
     {
         "harnesses:write",
+        "graders:write",
+        "environments:write",
+        "endpoints:write",
+        "runs:report-code",
         "runs:manage",
         "datasets:delete",
         "secrets:read",

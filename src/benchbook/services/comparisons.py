@@ -117,11 +117,30 @@ def compare_scorecards(
             before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
             after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
             found = compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+    found = _with_origins(found, base_run, cand_run)
     if key is not None:
         _CACHE[key] = found
         while len(_CACHE) > CACHED_COMPARISONS:
             _CACHE.popitem(last=False)
     return found
+
+
+def _with_origins(c: Comparison, base_run: repo.RunRow, cand_run: repo.RunRow) -> Comparison:
+    """``c`` with each side's origin, and a note for each side not executed here (a reported
+    baseline is never taken silently, whatever tag points at it)."""
+    notes = [
+        f"the {side} was {run.origin} by {run.reported_by or 'unknown'} (run {run.id}), not"
+        " executed by this server"
+        for side, run in (("baseline", base_run), ("candidate", cand_run))
+        if run.origin != "native"
+    ]
+    return c.model_copy(
+        update={
+            "baseline_origin": base_run.origin,
+            "candidate_origin": cand_run.origin,
+            "notes": notes,
+        }
+    )
 
 
 CACHED_COMPARISONS = 4

@@ -18,7 +18,7 @@ import contextlib
 import logging
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import orjson
@@ -27,6 +27,7 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.dataset import Case
+from benchbook.contracts.harness import secret_names
 from benchbook.contracts.run import Run, RunPlan, RunSettings
 from benchbook.errors import Conflict
 from benchbook.eval.executors.local import Execution, FinishedItem, WorkItem, execute
@@ -37,6 +38,7 @@ from benchbook.eval.sync import run_sync
 from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
 from benchbook.services.budgets import current_budget
+from benchbook.services.code_rules import CodeResolver
 from benchbook.services.context import Context, Principal
 from benchbook.services.harnesses import load_harness
 from benchbook.services.jobs import reap_orphaned_imports
@@ -48,10 +50,11 @@ from benchbook.services.leases import (
     on_this_host,
     worker_id,
 )
+from benchbook.services.masking import mask_model, mask_text, masked_values
 from benchbook.services.reproducibility import finish_record
+from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import load_run, run_view
 from benchbook.services.sandboxing import check_sandbox, sandbox_policy
-from benchbook.services.secrets import secret_values_for
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
@@ -76,30 +79,6 @@ def run_holder_alive(row: repo.RunRow, settings: Settings) -> bool:
     """Whether the process holding a running run may still be alive (see
     :func:`benchbook.services.leases.holder_alive`)."""
     return holder_alive(row.claimed_by, row.lease_expires_at, settings)
-
-
-class LazySecrets(Mapping[str, str]):
-    """Secret values for the run's creator, resolved (requester first) on first use."""
-
-    def __init__(self, engine: Engine, settings: Settings, user_id: str, workspace: str) -> None:
-        self._args = (engine, settings, user_id, workspace)
-        self._cache: dict[str, str | None] = {}
-
-    def __getitem__(self, name: str) -> str:
-        if name not in self._cache:
-            engine, settings, user_id, workspace = self._args
-            found = secret_values_for(engine, settings, user_id, workspace, [name])
-            self._cache[name] = found.get(name)
-        value = self._cache[name]
-        if value is None:
-            raise KeyError(name)
-        return value
-
-    def __iter__(self) -> Iterator[str]:
-        return iter([k for k, v in self._cache.items() if v is not None])
-
-    def __len__(self) -> int:
-        return sum(1 for v in self._cache.values() if v is not None)
 
 
 class StoreVerdictCache:
@@ -131,8 +110,16 @@ class StoreSink:
     itself — and the sink reports ``cancelled()`` so no new pair starts here.
     """
 
-    def __init__(self, ctx: Context, row: repo.RunRow, worker: str, progress: Progress | None):
+    def __init__(
+        self,
+        ctx: Context,
+        row: repo.RunRow,
+        worker: str,
+        progress: Progress | None,
+        secrets: LazySecrets | None = None,
+    ):
         self.ctx, self.run_id, self.worker, self.progress = ctx, row.id, worker, progress
+        self.secrets = secrets
         assert row.scorecard_id is not None
         self.scorecard_id = row.scorecard_id
         with ctx.engine.connect() as conn:
@@ -141,7 +128,17 @@ class StoreSink:
         self._stop = False
         self.lost = False
 
+    def mask_values(self) -> list[str]:
+        """The secret values stored results must not contain (every one resolved for the run
+        so far, and the installation's ``HF_TOKEN``)."""
+        seen = self.secrets.seen() if self.secrets is not None else []
+        return masked_values([*seen, self.ctx.settings.hf_token])
+
     def write(self, items: list[FinishedItem]) -> None:
+        values = self.mask_values()
+        items = [
+            FinishedItem(i.position, mask_model(i.result, values)) if values else i for i in items
+        ]
         rows = [self._row(i) for i in items]
         with self.ctx.engine.begin() as conn:
             if not self.renew_in(conn):
@@ -256,8 +253,11 @@ def _claim(ctx: Context, run_id: str, worker: str, force: bool) -> repo.RunRow |
         return repo.get_run(conn, run_id)
 
 
-def _items(engine: Engine, row: repo.RunRow, settings: RunSettings) -> Iterator[WorkItem]:
-    """The work items still missing, in dataset order, read a page at a time."""
+def _items(
+    engine: Engine, row: repo.RunRow, settings: RunSettings, code: CodeResolver
+) -> Iterator[WorkItem]:
+    """The work items still missing, in dataset order, read a page at a time, each case's
+    registered graders and environment recipe resolved."""
     with engine.connect() as conn:
         done = repo.done_keys(conn, row.id, ("ok", "error", "not_run"))
     ids = set(settings.case_ids) if settings.case_ids is not None else None
@@ -277,6 +277,7 @@ def _items(engine: Engine, row: repo.RunRow, settings: RunSettings) -> Iterator[
             if settings.limit is not None and taken >= settings.limit:
                 return
             taken += 1
+            case = code.case(case)
             for sample in range(settings.repeats):
                 if (case_id, sample) not in done:
                     yield WorkItem(case, sample, position)
@@ -307,7 +308,8 @@ def execute_run(
         return _view(ctx, run_id)
     settings = RunSettings.model_validate_json(row.settings)
     plan = RunPlan.model_validate_json(row.plan)
-    sink = StoreSink(ctx, row, worker, progress)
+    secrets = LazySecrets(ctx.engine, ctx.settings, row.created_by, row.workspace)
+    sink = StoreSink(ctx, row, worker, progress, secrets)
     with LeaseKeeper(run_id, sink.renew, ctx.settings.run_lease_renew_s):
         return _execute(ctx, row, settings, plan, sink)
 
@@ -321,11 +323,16 @@ def _execute(
         with ctx.engine.connect() as conn:
             harness = load_harness(harness_repo.harness_by_pk(conn, row.harness_pk))
         pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
-        secrets = LazySecrets(ctx.engine, ctx.settings, row.created_by, row.workspace)
+        secrets = sink.secrets
+        if secrets is None:  # (not ``or``: an empty mapping is falsy)
+            secrets = LazySecrets(ctx.engine, ctx.settings, row.created_by, row.workspace)
+        for name in secret_names(harness):  # resolved here, so masked whatever the executor
+            secrets.get(name)
+        code = CodeResolver(ctx.engine.connect, row.workspace)
         budget = current_budget(row, settings)
         ex = Execution(
             harness=harness,
-            graders=plan.graders,
+            graders=code.plan(plan.graders),
             runtime=runtime_config(ctx.settings),
             secrets=secrets,
             pricing=pricing,
@@ -339,7 +346,7 @@ def _execute(
             budget_usd=budget[0],
             spent_usd=budget[1],
         )
-        items = _items(ctx.engine, row, settings)
+        items = _items(ctx.engine, row, settings, code)
         if settings.executor == "ray":
             address, retries = settings.ray_address or "auto", settings.ray_max_retries
             outcome = run_sync(
@@ -355,7 +362,7 @@ def _execute(
                     conn,
                     run_id,
                     status="failed",
-                    error=f"{type(exc).__name__}: {exc}",
+                    error=mask_text(f"{type(exc).__name__}: {exc}", sink.mask_values()),
                     finished_at=utcnow(),
                     claimed_by=None,
                     lease_expires_at=None,

@@ -43,13 +43,13 @@ from benchbook.services.harnesses import external_harness
 from benchbook.services.leases import LeaseKeeper
 from benchbook.services.resolve import resolve_version
 from benchbook.services.run_execution import (
-    LazySecrets,
     StoreSink,
     StoreVerdictCache,
     finish_run,
     runtime_config,
     worker_id,
 )
+from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import (
     check_stored_grader_ids,
     create_run,
@@ -175,15 +175,17 @@ def store_reported_run(
     run = create_run(ctx, start, holder=worker, reported=True)
     with ctx.engine.begin() as conn:
         repo.set_run(conn, run.id, total=len(request.results))
-        if imported is not None:
+        if imported is not None:  # another tool's log: marked ``imported`` (issue 27 item 6)
             record = {**run.reproducibility, "import": imported}
-            repo.set_run(conn, run.id, reproducibility=orjson.dumps(record).decode())
+            repo.set_run(
+                conn, run.id, reproducibility=orjson.dumps(record).decode(), origin="imported"
+            )
         row = load_run(conn, ctx, run.id)
     pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, ctx.workspace))
     mirrors = runtime_config(ctx.settings).mirrors
-    sink = StoreSink(ctx, row, worker, None)
+    sink = StoreSink(ctx, row, worker, None, secrets)
     slots = asyncio.Semaphore(GRADE_CONCURRENCY)
 
     async def one(reported: ReportedResult) -> FinishedItem:

@@ -36,6 +36,7 @@ from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
 from benchbook.services.budgets import with_cap
+from benchbook.services.code_rules import CodeCheck, check_reporter
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
@@ -102,18 +103,23 @@ def check_stored_grader_ids(case: Case) -> None:
         raise Conflict(f"case {case.id!r}: {exc.message}", exc.details) from exc
 
 
-def _plan_checks(conn: Connection, version_pk: int, request: StartRunRequest) -> int:
-    """Check grader ids and the subset; returns how many cases the subset selects."""
-    plan = request.graders or []
+def _plan_checks(
+    conn: Connection, version_pk: int, request: StartRunRequest, code: CodeCheck
+) -> int:
+    """Check grader ids, who may run the code the plan and cases name, and the subset;
+    returns how many cases the subset selects."""
+    plan = list[GraderSpec](request.graders or [])
     check_plan(plan)
+    code.plan(plan)
     settings = request.settings
     seen_ids: set[str] = set()
     selected = 0
-    for _, case in select_cases(conn, version_pk, settings):
+    for position, case in select_cases(conn, version_pk, settings):
         selected += 1
         seen_ids.add(case.id)
         if not plan:
             check_stored_grader_ids(case)
+        code.case(position, case, plan)
     if settings.case_ids is not None:
         unknown = sorted(set(settings.case_ids) - seen_ids)
         if unknown and settings.limit is None:
@@ -180,8 +186,13 @@ def create_run(
         # The dataset and harness first: an unknown one is 404 whatever the settings say.
         version = resolve_version(conn, ctx.workspace, dataset_id, dataset_ref)
         hrow = resolve_harness(conn, ctx.workspace, harness_id, harness_ref)
-        selected = _plan_checks(conn, version.pk, request)
-    harness = load_harness(hrow)
+        harness = load_harness(hrow)
+        if reported:
+            check_reporter(ctx, harness)
+        code = CodeCheck(ctx, conn, version, executes=not reported)
+        if not reported:
+            code.harness(harness)
+        selected = _plan_checks(conn, version.pk, request, code)
     if isinstance(harness, ExternalHarness) and not reported:
         raise Conflict(
             f"harness {hrow.harness_id}@{hrow.version} is external: report its results with"
@@ -228,6 +239,8 @@ def create_run(
                 start_record(version, hrow, plan, request.settings, ctx.settings)
             ).decode(),
             created_by=ctx.principal.user_id,
+            origin="reported" if reported else "native",
+            reported_by=ctx.principal.user_id if reported else None,
         )
         add_event(
             conn,
@@ -293,7 +306,7 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
         return None
     card = orjson.loads(head.summary)
     n, errors = int(card["n"]), int(card["errors"])
-    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0016: none counted
+    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0017: none counted
     return {
         "done": n,
         "ok": n - errors,
@@ -344,6 +357,8 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         started_at=row.started_at,
         finished_at=row.finished_at,
         reproducibility=orjson.loads(row.reproducibility),
+        origin=row.origin,
+        reported_by=row.reported_by,
     )
 
 

@@ -36,7 +36,9 @@ from benchbook.eval.pricing import load_pricing
 from benchbook.eval.scorecards import ScorecardBuilder
 from benchbook.eval.sync import run_sync
 from benchbook.services import traces
+from benchbook.services.code_rules import CodeCheck
 from benchbook.services.context import Context
+from benchbook.services.masking import mask_json_text, masked_values
 from benchbook.services.preflight import preflight_plan
 from benchbook.services.runs import load_run
 from benchbook.settings import Settings
@@ -256,7 +258,9 @@ def rescore_run(
         raise InvalidInput("rescoring needs at least one grader", {"graders": []})
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)  # first: an unknown run is 404 whatever the graders
-    check_plan(graders)
+        check_plan(graders)
+        # Nothing executes (no workspace): only the judges' endpoints and secrets are checked.
+        CodeCheck(ctx, conn, None, executes=False).plan(list(graders))
     if run.status in ("queued", "running"):
         raise Conflict(
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
@@ -264,13 +268,19 @@ def rescore_run(
     plan = RunPlan(graders=list(graders))
     if preflight:
         preflight_plan(ctx, plan.graders, None)
-    from benchbook.services.run_execution import LazySecrets, StoreVerdictCache
+    from benchbook.services.run_execution import StoreVerdictCache
+    from benchbook.services.run_secrets import LazySecrets
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     pricing, _ = load_pricing(ctx.settings.pricing_file)
     verdicts = StoreVerdictCache(ctx.engine, run.workspace)
     grading = Grading(secrets=secrets, verdicts=verdicts, pricing=pricing)
     rows = run_sync(_regrade(ctx, run, plan.graders, grading))
+    values = masked_values([*secrets.seen(), ctx.settings.hf_token])
+    rows = [
+        (c, s, p, mask_json_text(text, values), g and mask_json_text(g, values))
+        for c, s, p, text, g in rows
+    ]
     return store_scorecard(ctx, run, plan, rows)
 
 

@@ -10,6 +10,7 @@ stored value except :func:`resolve_secret`, which is for the services' own use (
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import secrets as random_source
@@ -29,6 +30,12 @@ if TYPE_CHECKING:
     from cryptography.fernet import Fernet
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,127}$")
+#: A bound host: a DNS name or IPv4 address, optionally ``:port`` (lower-cased when stored).
+HOST_RE = re.compile(
+    r"^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?\.)*[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}"
+    r"[A-Za-z0-9])?(?::[0-9]{1,5})?$"
+)
+MAX_HOSTS = 32
 MAX_VALUE_BYTES = 64 * 1024
 KEY_FILE = "secret.key"
 
@@ -82,14 +89,42 @@ def _check_name(name: str) -> str:
     return name
 
 
-def set_secret(ctx: Context, name: str, value: str, scope: SecretScope = "user") -> SecretInfo:
+def _check_hosts(hosts: list[str]) -> list[str]:
+    """Lower-cased, de-duplicated, sorted hosts. Raises InvalidInput naming ``hosts.N``."""
+    if len(hosts) > MAX_HOSTS:
+        raise InvalidInput(
+            f"hosts: at most {MAX_HOSTS}", {"errors": [{"path": "hosts", "message": "too many"}]}
+        )
+    out: set[str] = set()
+    for i, host in enumerate(hosts):
+        folded = host.lower()
+        if not HOST_RE.fullmatch(host):
+            raise InvalidInput(
+                f"hosts.{i}: {host!r} is not a host name (api.example.org, 127.0.0.1:8000)",
+                {"errors": [{"path": f"hosts.{i}", "message": "not a host name"}]},
+            )
+        out.add(folded)
+    return sorted(out)
+
+
+def set_secret(
+    ctx: Context,
+    name: str,
+    value: str,
+    scope: SecretScope = "user",
+    hosts: list[str] | None = None,
+) -> SecretInfo:
     """Create or replace a secret. Returns its metadata, never the value.
 
     ``user`` scope: the caller's own (any member); ``workspace`` scope: ``secrets:write`` (admin).
-    Raises InvalidInput for a bad name or an empty or over-64-KiB value.
+    ``hosts`` are the model endpoint hosts (``api.example.org`` — any port — or
+    ``host:port``) the value may be sent to as an API key; none (the default) means a judge or
+    an ``openai`` harness never sends it anywhere. Setting a secret again replaces its hosts.
+    Raises InvalidInput for a bad name, a bad host or an empty or over-64-KiB value.
     """
     owner = _owner(ctx, scope, write=True)
     _check_name(name)
+    bound = _check_hosts(hosts or [])
     raw = value.encode()
     if not value or len(raw) > MAX_VALUE_BYTES:
         raise InvalidInput(
@@ -98,9 +133,21 @@ def set_secret(ctx: Context, name: str, value: str, scope: SecretScope = "user")
         )
     ciphertext = _cipher(ctx.settings).encrypt(raw).decode()
     with ctx.engine.begin() as conn:
-        repo.put_secret(conn, scope, owner, name, ciphertext, ctx.principal.user_id)
+        repo.put_secret(
+            conn, scope, owner, name, ciphertext, ctx.principal.user_id, json.dumps(bound)
+        )
         row = next(r for r in repo.list_secrets(conn, scope, owner) if r.name == name)
-    return SecretInfo(name=name, scope=scope, updated_by=row.updated_by, updated_at=row.updated_at)
+    return _info(row, scope)
+
+
+def _info(row: repo.SecretRow, scope: SecretScope) -> SecretInfo:
+    return SecretInfo(
+        name=row.name,
+        scope=scope,
+        updated_by=row.updated_by,
+        updated_at=row.updated_at,
+        hosts=json.loads(row.hosts),
+    )
 
 
 def list_secrets(ctx: Context, scope: SecretScope | None = None) -> list[SecretInfo]:
@@ -115,10 +162,7 @@ def list_secrets(ctx: Context, scope: SecretScope | None = None) -> list[SecretI
     with ctx.engine.connect() as conn:
         for s in scopes:
             owner = _owner(ctx, s, write=False)
-            out.extend(
-                SecretInfo(name=r.name, scope=s, updated_by=r.updated_by, updated_at=r.updated_at)
-                for r in repo.list_secrets(conn, s, owner)
-            )
+            out.extend(_info(r, s) for r in repo.list_secrets(conn, s, owner))
     return out
 
 
@@ -171,14 +215,22 @@ def secret_values_for(
     Internal (no transport exposes it): a run's executor resolves its harness's and judges'
     secrets for the run's creator, whose right to start the run was checked by ``start_run``.
     """
+    found = secret_records_for(engine, settings, user_id, workspace, names)
+    return {name: value for name, (value, _) in found.items()}
+
+
+def secret_records_for(
+    engine: Engine, settings: Settings, user_id: str, workspace: str, names: Iterable[str]
+) -> dict[str, tuple[str, list[str]]]:
+    """:func:`secret_values_for` with each value's bound hosts: ``{name: (value, hosts)}``."""
     cipher = _cipher(settings)
-    out: dict[str, str] = {}
+    out: dict[str, tuple[str, list[str]]] = {}
     with engine.connect() as conn:
         for name in names:
             for scope, owner in (("user", user_id), ("workspace", workspace)):
-                token = repo.get_ciphertext(conn, scope, owner, name)
-                if token is None:
+                found = repo.get_record(conn, scope, owner, name)
+                if found is None:
                     continue
-                out[name] = _decrypt(cipher, token, scope, name)
+                out[name] = (_decrypt(cipher, found[0], scope, name), json.loads(found[1]))
                 break
     return out

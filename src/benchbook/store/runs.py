@@ -72,6 +72,8 @@ class RunRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    origin: str = "native"
+    reported_by: str | None = None
     budget_caps: str | None = None  # [{budget_usd, set_by, set_at}] JSON
 
 

@@ -25,16 +25,25 @@ class SecretRow:
     name: str
     updated_by: str
     updated_at: datetime
+    hosts: str = "[]"  # JSON list of the hosts the value may be sent to
 
 
 def put_secret(
-    conn: Connection, scope: str, owner: str, name: str, ciphertext: str, actor: str
+    conn: Connection,
+    scope: str,
+    owner: str,
+    name: str,
+    ciphertext: str,
+    actor: str,
+    hosts: str = "[]",
 ) -> None:
-    """Insert or replace a secret's ciphertext."""
+    """Insert or replace a secret's ciphertext and hosts (JSON list text)."""
     key = (_S.scope == scope, _S.owner == owner, _S.name == name)
     now = utcnow()
     done = conn.execute(
-        update(secrets).where(*key).values(ciphertext=ciphertext, updated_by=actor, updated_at=now)
+        update(secrets)
+        .where(*key)
+        .values(ciphertext=ciphertext, updated_by=actor, updated_at=now, hosts=hosts)
     )
     if not done.rowcount:
         conn.execute(
@@ -45,21 +54,28 @@ def put_secret(
                 ciphertext=ciphertext,
                 updated_by=actor,
                 updated_at=now,
+                hosts=hosts,
             )
         )
 
 
 def get_ciphertext(conn: Connection, scope: str, owner: str, name: str) -> str | None:
     """The stored ciphertext, or None."""
-    q = select(_S.ciphertext).where(_S.scope == scope, _S.owner == owner, _S.name == name)
-    value = conn.scalar(q)
-    return str(value) if value is not None else None
+    found = get_record(conn, scope, owner, name)
+    return found[0] if found is not None else None
+
+
+def get_record(conn: Connection, scope: str, owner: str, name: str) -> tuple[str, str] | None:
+    """``(ciphertext, hosts JSON text)``, or None."""
+    q = select(_S.ciphertext, _S.hosts).where(_S.scope == scope, _S.owner == owner, _S.name == name)
+    row = conn.execute(q).first()
+    return (str(row[0]), str(row[1])) if row is not None else None
 
 
 def list_secrets(conn: Connection, scope: str, owner: str) -> list[SecretRow]:
     """Secrets of one owner, by name (metadata only)."""
     q = (
-        select(_S.scope, _S.owner, _S.name, _S.updated_by, _S.updated_at)
+        select(_S.scope, _S.owner, _S.name, _S.updated_by, _S.updated_at, _S.hosts)
         .where(_S.scope == scope, _S.owner == owner)
         .order_by(_S.name)
     )

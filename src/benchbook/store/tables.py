@@ -250,6 +250,8 @@ secrets = Table(
     Column("ciphertext", Text, nullable=False),  # Fernet token; never the plain value
     Column("updated_by", String(200), nullable=False),
     Column("updated_at", UTCDateTime(), nullable=False),
+    # JSON list of the hosts the value may be sent to (migration 0016); [] = nowhere
+    Column("hosts", Text, nullable=False, server_default="[]"),
     UniqueConstraint("scope", "owner", "name", name="uq_secrets_key"),
 )
 
@@ -370,6 +372,37 @@ harnesses = Table(
     UniqueConstraint("workspace", "harness_id", "version", name="uq_harnesses_key"),
 )
 
+# --- registered code and model endpoints (migration 0016) ------------------------------------
+
+registered_code = Table(
+    "registered_code",
+    metadata,
+    Column("pk", _BIGPK, primary_key=True, autoincrement=True),
+    Column("noun", String(16), nullable=False),  # grader | environment
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("item_id", String(128), nullable=False),
+    Column("version", String(128), nullable=False),
+    Column("is_prerelease", Boolean, nullable=False),
+    Column("body", Text, nullable=False),  # canonical JSON of the parsed item
+    Column("content_hash", String(64), nullable=False),
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    Column("deleted_at", UTCDateTime()),  # tombstone: hidden from reads, bytes kept
+    UniqueConstraint("noun", "workspace", "item_id", "version", name="uq_registered_code"),
+)
+
+endpoints = Table(
+    "endpoints",
+    metadata,
+    Column("pk", _BIGPK, primary_key=True, autoincrement=True),
+    Column("workspace", String(64), ForeignKey("workspaces.id"), nullable=False),
+    Column("name", String(128), nullable=False),
+    Column("url", Text, nullable=False),  # normalized: no trailing slash
+    Column("created_by", String(200), nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+    UniqueConstraint("workspace", "name", name="uq_endpoints_name"),
+)
+
 runs = Table(
     "runs",
     metadata,
@@ -399,7 +432,10 @@ runs = Table(
     Column("created_at", UTCDateTime(), nullable=False),
     Column("started_at", UTCDateTime()),
     Column("finished_at", UTCDateTime()),
-    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0016)
+    # native | reported (| imported): where the results came from (migration 0016)
+    Column("origin", String(16), nullable=False, server_default="native"),
+    Column("reported_by", String(200)),  # the reporter's user id for origin reported
+    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0017)
 )
 Index("ix_runs_workspace", runs.c.workspace, runs.c.created_at)
 Index("ix_runs_dataset", runs.c.dataset_pk)
@@ -424,7 +460,7 @@ case_results = Table(
     Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
     Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
     Column("finished_at", UTCDateTime(), nullable=False),
-    Column("grader_error", Text),  # what grading could not decide (migration 0016)
+    Column("grader_error", Text),  # what grading could not decide (migration 0017)
     Column("agent_limit", String(16)),  # steps|messages|tokens|time: an agent stopped at it
 )
 Index(
@@ -457,7 +493,7 @@ scorecard_scores = Table(
     Column("sample", Integer, primary_key=True),
     Column("passed", Boolean),
     Column("scores", Text, nullable=False),  # [Score] JSON
-    Column("grader_error", Text),  # what grading could not decide (migration 0016)
+    Column("grader_error", Text),  # what grading could not decide (migration 0017)
 )
 
 judge_verdicts = Table(

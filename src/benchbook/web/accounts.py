@@ -15,7 +15,7 @@ from starlette.concurrency import run_in_threadpool
 
 from benchbook.contracts.accounts import Role
 from benchbook.errors import BenchbookError, Forbidden, InvalidInput, NotFound, TooManyRequests
-from benchbook.services import accounts, keys, secrets
+from benchbook.services import accounts, endpoints, keys, secrets
 from benchbook.services.auth import (
     SESSION_TTL,
     authenticate_password,
@@ -206,11 +206,12 @@ def set_secret(request: Request, posted: FormDep) -> Response:
     value re-renders the form with the name kept (the value is not echoed)."""
     page, form = posted
     name = form_text(form, "name").strip()
+    hosts = form_text(form, "hosts").replace(",", " ").split()
     try:
-        secrets.set_secret(page.ctx, name, form_text(form, "value"))
+        secrets.set_secret(page.ctx, name, form_text(form, "value"), hosts=hosts)
     except BenchbookError as exc:
-        kept = {"name": form_text(form, "name")}
-        return _account(request, page, problem("secret", exc, kept, ("name", "value")))
+        kept = {"name": form_text(form, "name"), "hosts": form_text(form, "hosts")}
+        return _account(request, page, problem("secret", exc, kept, ("name", "value", "hosts")))
     return done(request, "/account#secrets", f"Secret {name} saved.")
 
 
@@ -230,6 +231,7 @@ def _members(request: Request, page: Page, problem: Problem | None = None) -> Re
         status_code=problem.status if problem else 200,
         nav="members",
         members=accounts.list_members(page.ctx),
+        endpoints=endpoints.list_endpoints(page.ctx),
         roles=accounts.ROLES,
         names=people(page),
         problem=problem,
@@ -277,3 +279,25 @@ def remove_member(request: Request, user_id: str, posted: FormDep) -> Response:
     except BenchbookError as exc:
         return _members(request, page, problem(f"row-{user_id}", exc, {}, ("role",)))
     return done(request, "/members", f"{email or user_id} removed from {page.ctx.workspace}.")
+
+
+@router.post("/endpoints")
+def add_endpoint(request: Request, posted: FormDep) -> Response:
+    """Register a model endpoint of the workspace (admins); a bad name or URL re-renders the
+    members page with the message beside the field."""
+    page, form = posted
+    name, url = form_text(form, "name").strip(), form_text(form, "url").strip()
+    try:
+        endpoints.add_endpoint(page.ctx, name, url)
+    except BenchbookError as exc:
+        kept = {"name": name, "url": url}
+        return _members(request, page, problem("endpoint", exc, kept, ("name", "url")))
+    return done(request, "/members#endpoints", f"Endpoint {name} added.")
+
+
+@router.post("/endpoints/{name}/remove")
+def remove_endpoint(request: Request, name: str, posted: FormDep) -> Response:
+    """Remove a model endpoint of the workspace (admins)."""
+    page, _ = posted
+    endpoints.remove_endpoint(page.ctx, name)
+    return done(request, "/members#endpoints", f"Endpoint {name} removed.")

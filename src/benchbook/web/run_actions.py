@@ -19,7 +19,7 @@ from fastapi.responses import RedirectResponse
 
 from benchbook.contracts.dataset import GraderSpec, RunGrader
 from benchbook.contracts.run import Run, StartRunRequest
-from benchbook.errors import BenchbookError, Conflict, InvalidInput, NotFound
+from benchbook.errors import BenchbookError, Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services import datasets, harnesses, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.controls import RunControls, may_start_run, require_start_run
@@ -136,6 +136,9 @@ def error_field(exc: BenchbookError) -> str:
     if isinstance(exc, FieldError):
         return exc.field
     details = exc.details if isinstance(exc.details, dict) else {}
+    path = details.get("path")
+    if isinstance(path, str) and path.startswith(("graders", "harness")):
+        return "graders" if path.startswith("graders") else "harness"
     if "known" in details:
         return "graders"
     if "unknown" in details:
@@ -184,6 +187,11 @@ def start_run_post(request: Request, posted: FormDep) -> Response:
     try:
         run = runs.start_run(page.ctx, start_request(values))
     except (InvalidInput, NotFound, Conflict) as exc:
+        return _form(request, page, values, {error_field(exc): exc.message}, exc.http_status)
+    except Forbidden as exc:
+        if not isinstance(exc.details, dict) or "path" not in exc.details:
+            raise  # the role may not start runs at all: the 403 page
+        # A refused command or endpoint is named beside its field (403, the form kept).
         return _form(request, page, values, {error_field(exc): exc.message}, exc.http_status)
     return RedirectResponse(run_url(run.id), status_code=303)
 

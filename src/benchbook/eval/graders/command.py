@@ -164,6 +164,9 @@ def _config_argv(spec: GraderSpec) -> list[str] | None:
         ValueError: both are given, or the one given is malformed.
     """
     cmd, argv = spec.config.get("cmd"), spec.config.get("argv")
+    if cmd is None and argv is None and spec.config.get("grader") is not None:
+        ref = spec.config["grader"]
+        raise ValueError(f"registered grader {ref!r} could not be resolved (deleted?); nothing ran")
     if cmd is not None and argv is not None:
         raise ValueError("give config.cmd or config.argv, not both")
     if cmd is not None:

@@ -293,6 +293,9 @@ async def open_repo(
         message = "environment audit failed: " + "; ".join(result.problems)
         return Workspace(workdir=workdir, kind="repo", audit=result, error=message)
     index_path = case_root / "snapshot.index"
+    if isinstance(env.setup, str):  # the service resolves recipe names before a case starts
+        message = f"env.setup: environment recipe {env.setup!r} was not resolved; nothing ran"
+        return Workspace(workdir=workdir, kind="repo", audit=result, error=message)
     try:
         await run_setup(env.setup, workdir, case_input.timeout_s, config.sandbox)
         # The baseline is the post-setup tree: the diff shows the harness's changes only.

@@ -23,6 +23,7 @@ from pydantic import JsonValue
 
 from benchbook.contracts.harness import OpenAIHarness
 from benchbook.contracts.run import CaseInput, RuntimeResult, Trace, Usage
+from benchbook.runtime.egress import SecretHostRefused, secret_for
 
 if TYPE_CHECKING:
     from benchbook.runtime.environments import Workspace
@@ -156,7 +157,10 @@ async def _complete(
     if config.api_key_secret:
         if config.api_key_secret not in secrets:
             return f"missing secret {config.api_key_secret}"
-        api_key = secrets[config.api_key_secret]
+        try:  # right before the call: the key goes only to a host it is bound to
+            api_key = secret_for(secrets, config.api_key_secret, str(config.base_url))
+        except SecretHostRefused as exc:
+            return str(exc)
     client = openai_client(config.base_url, api_key, config.max_retries, config.timeout_s)
     request: dict[str, Any] = {"model": config.model, "messages": messages}
     if config.temperature is not None:

@@ -29,6 +29,7 @@ from pydantic import JsonValue
 
 from benchbook.contracts.harness import AgentHarness
 from benchbook.contracts.run import AgentLimit, CaseInput, RuntimeResult, Trace
+from benchbook.runtime.egress import SecretHostRefused, secret_for
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent.limits import Budget
 from benchbook.runtime.harnesses.agent.prompts import first_messages
@@ -88,7 +89,10 @@ async def run_agent(
             return RuntimeResult(
                 status="error", error=f"missing secret {config.api_key_secret}", trace=trace
             )
-        api_key = secrets[config.api_key_secret]
+        try:  # right before the calls: the key goes only to a host it is bound to
+            api_key = secret_for(secrets, config.api_key_secret, str(config.base_url))
+        except SecretHostRefused as exc:
+            return RuntimeResult(status="error", error=str(exc), trace=trace)
     tools: list[str] = list(offered_tools(config, workspace.kind))
     trace.messages = first_messages(config.system, case_input, tools)
     state = _Case(

@@ -1,7 +1,7 @@
 """fail closed: grader errors apart from harness errors; budget caps a run was given
 
-Revision ID: 0016_failclosed
-Revises: 0015_version_sources
+Revision ID: 0017_failclosed
+Revises: 0016_code_and_endpoints
 Create Date: 2026-12-04 16:30:00.000000
 
 Issue 28: a (case, sample) whose grader could not give a verdict (an error, an unparseable or
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0016_failclosed"
-down_revision: str | None = "0015_version_sources"
+revision: str = "0017_failclosed"
+down_revision: str | None = "0016_code_and_endpoints"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
