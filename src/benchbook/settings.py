@@ -76,8 +76,8 @@ class Settings(BaseSettings):
             never wait (WAL).
         sandbox: run every case process (harness, grader, setup line, browser) inside
             bubblewrap (default on). ``BENCHBOOK_SANDBOX=off`` is for a single-user install only:
-            refused when the installation has more than one user or workspace
-            (``docs/security.md``).
+            refused when the installation has more than one user or workspace, or its one
+            user is not an installation admin (``docs/security.md``).
         bwrap: the bubblewrap binary (Debian's ``bubblewrap`` package).
         sandbox_cpu_s, sandbox_memory_mb, sandbox_processes, sandbox_file_size_mb: default
             limits of a sandboxed process tree — CPU seconds, address space (MiB), processes

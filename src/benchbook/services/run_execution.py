@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import orjson
 from pydantic import JsonValue
@@ -53,7 +51,7 @@ from benchbook.services.masking import mask_model, mask_text, masked_values
 from benchbook.services.reproducibility import finish_record
 from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import load_run, run_view
-from benchbook.services.sandboxing import check_sandbox, sandbox_policy
+from benchbook.services.sandboxing import check_sandbox, default_work_root, sandbox_policy
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
@@ -211,7 +209,7 @@ class StoreSink:
 def runtime_config(settings: Settings) -> RuntimeConfig:
     """The runtime's paths, sandbox and browser egress from the settings (work root default:
     ``<tmp>/benchbook-work``)."""
-    work_root = settings.work_root or Path(tempfile.gettempdir()) / "benchbook-work"
+    work_root = default_work_root(settings)
     return RuntimeConfig(
         work_root=work_root,
         mirrors=settings.home / "mirrors",
