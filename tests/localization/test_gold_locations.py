@@ -77,7 +77,7 @@ def test_text_that_is_not_a_diff_is_refused(cli_env: dict[str, str], tmp_path: P
     result = invoke(cli_env, "localization", "gold", "--patch", str(patch))
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith(
-        "error invalid_input: patch: not a unified diff: no file header (---/+++) found"
+        "error conflict: patch: not a unified diff: no file header (---/+++) found"
     )
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 from benchbook.contracts.dataset import Case, GitSource
 from benchbook.contracts.localization import GoldFile, GoldLocations, GoldSymbolOut
 from benchbook.datasets.gold import FileGold, LineRange, gold_locations, patch_lines
-from benchbook.errors import InvalidInput
+from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.localization import gold_spans
 from benchbook.runtime.environments.mirrors import has_commit
@@ -119,7 +119,9 @@ def derive_gold_locations(
             raise InvalidInput(f"patch: larger than {MAX_PATCH_BYTES} bytes", {"field": "patch"})
         files = patch_lines(patch)
         if not files:
-            raise InvalidInput(
+            # What a text holds is no JSON Schema's to state: 409 over HTTP, as for an
+            # import's content (errors.ContentConflict); still an InvalidInput in Python.
+            raise ContentConflict(
                 "patch: not a unified diff: no file header (---/+++) found", {"field": "patch"}
             )
         spans_case = Case(id="patch", env={"kind": "prompt"}, task="-", metadata={"patch": patch})
