@@ -221,3 +221,27 @@ def test_the_runs_list_picks_a_baseline_and_a_candidate_and_opens_the_compare_pa
     page.wait_for_url("**/compare?**")
     assert f"baseline={base.id}" in page.url and f"candidate={cand.id}" in page.url
     assert "Regressed" in page.inner_text("main") or "regressed" in page.inner_text("main")
+
+
+def test_every_results_page_footer_names_benchbooks_version_not_the_datasets(
+    new_page: Any, server: Server, seeded: dict[str, Any]
+) -> None:
+    """The pages whose context carries a dataset ``version`` (board@1.1.0, 1.0.0) still show
+    Benchbook's own version in the footer (it was shadowed: "Benchbook 1.1.0")."""
+    import benchbook
+
+    run = seeded["runs"]["mid@1.1.0 on 1.1.0"]
+    page = new_page()
+    log_in(page, "viewer@example.org")
+    for url in (
+        "/datasets/board/leaderboard?v=1.1.0",
+        "/datasets/board/leaderboard?v=1.0.0",
+        f"/runs/{run.id}",
+        f"/runs/{run.id}/cases/c5",
+        "/datasets/board/cases/c5?v=1.1.0",
+        "/datasets/board?v=1.1.0",
+        "/runs",
+    ):
+        page.goto(url)
+        footer = page.locator("footer.footer").inner_text()
+        assert footer.startswith(f"Benchbook {benchbook.__version__} "), (url, footer)
