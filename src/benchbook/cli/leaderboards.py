@@ -35,6 +35,9 @@ def leaderboard(
     sort: str = typer.Option("pass_rate", help="pass_rate, cost, date or harness."),
     tag: str | None = typer.Option(None, help="Only scorecards with this tag."),
     plan: str | None = typer.Option(None, help="Only plans whose hash starts with this."),
+    include_partial: bool = typer.Option(
+        False, "--include-partial", help="Also show runs over a subset of the cases, apart."
+    ),
     json: bool = JSON_OPTION,
 ) -> None:
     """Rank the harnesses run on a dataset version: pass rate, cost, tokens, latency."""
@@ -47,6 +50,7 @@ def leaderboard(
         sort,  # type: ignore[arg-type]
         tag,
         plan,
+        include_partial,
     )
     if json:
         return emit_json(board)
@@ -60,15 +64,17 @@ def print_leaderboard(board: Leaderboard) -> None:
         return
     for group in board.groups:
         graders = ", ".join(group.graders) or "the cases' own graders"
-        console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders})"))
+        subset = " · subset runs, ranked apart" if group.partial else ""
+        console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders}){subset}"))
         table = make_table(
             "#",
             "harness",
+            "cases",
             "pass rate",
             "95% CI",
             "pass@k",
             "cost/case",
-            "tokens",
+            "tokens (total)",
             "p50 ms",
             "p95 ms",
         )
@@ -80,6 +86,7 @@ def print_leaderboard(board: Leaderboard) -> None:
             table.add_row(
                 cell(f"{r.rank}{'*' if r.frontier else ''}"),
                 cell(r.harness),
+                cell(_cases(r.cases, r.dataset_cases, r.partial)),
                 cell(numbers.percent(r.pass_rate)),
                 cell(f"{numbers.percent(ci.low)}–{numbers.percent(ci.high)}" if ci else ""),
                 cell(" ".join(f"@{k} {numbers.percent(v)}" for k, v in r.pass_at_k.items())),
@@ -93,6 +100,10 @@ def print_leaderboard(board: Leaderboard) -> None:
             )
         console.print(table)
     console.print(cell("* on the cost–accuracy frontier (no other row is cheaper and better)"))
+
+
+def _cases(cases: int, dataset_cases: int, partial: bool) -> str:
+    return f"subset ({cases:,} of {dataset_cases:,})" if partial else f"{cases:,}"
 
 
 def _errors(errors: int, grader_errors: int | None) -> str:
