@@ -3,6 +3,7 @@ runs as a ranked table and as files (issue 30 §1, §4)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -22,7 +23,7 @@ from benchbook.cli.app import (
 from benchbook.cli.runs import runs_app
 from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.errors import InvalidInput
-from benchbook.row_formats import ROW_FORMATS, RowFormat, write_rows
+from benchbook.row_formats import ROW_FORMATS, RowFormat, text_chunks, write_rows
 from benchbook.services import leaderboards, run_exports
 from benchbook.services.runs import split_ref
 
@@ -118,12 +119,26 @@ def export(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     scorecard: str | None = typer.Option(None, help="Whose scores (default: the run's own)."),
     format: str = typer.Option("jsonl", help="jsonl, csv or parquet."),
-    out: Path = typer.Option(..., "-o", "--out", help="The file to write."),
+    out: Path = typer.Option(
+        ..., "-o", "--out", help="The file to write; - for stdout (jsonl or csv)."
+    ),
     json: bool = JSON_OPTION,
 ) -> None:
     """Write one row per (case, sample) with status, answer, scores, tokens, cost, latency."""
     if format not in ROW_FORMATS:
         raise InvalidInput(f"--format must be one of {', '.join(ROW_FORMATS)}", {"format": format})
+    if str(out) == "-":
+        if format == "parquet":
+            raise InvalidInput(
+                "--out -: parquet is binary and cannot be written to stdout; give a file",
+                {"out": "-", "format": format},
+            )
+        columns, batches = run_exports.run_export_batches(local_context(), run_id, scorecard)
+        stdout = sys.stdout.buffer
+        for chunk in text_chunks(columns, batches, format_of(format)):
+            stdout.write(chunk)
+        stdout.flush()
+        return None
     columns, batches = run_exports.run_export_batches(local_context(), run_id, scorecard)
     try:
         rows = write_rows(columns, batches, format_of(format), out)
