@@ -215,6 +215,16 @@ def test_the_runs_list_picks_a_baseline_and_a_candidate_and_opens_the_compare_pa
     row = " ".join(page.locator(f"tr[data-run={cand.id}]").inner_text().split())
     assert "best@1.0.0" in row and "prod" in row  # the scorecard's tag
     shots(page, server, "runs-list-pick")
+    # at 1280 px the table fits: its last column (the picks) is not clipped
+    wrap = page.locator("[data-testid=compare-picked]").evaluate(
+        "() => { const w = document.querySelector('table').closest('.table-wrap');"
+        " return [w.scrollWidth, w.clientWidth]; }"
+    )
+    assert wrap[0] <= wrap[1], f"/runs scrolls sideways at 1280 px: {wrap}"
+    names = page.locator("tr[data-run] .harness-name").evaluate_all(
+        "spans => spans.map(s => s.getClientRects().length)"
+    )
+    assert names and set(names) == {1}  # no harness name broken over two lines
     page.check(f"tr[data-run={base.id}] input[data-pick=baseline]")
     page.check(f"tr[data-run={cand.id}] input[data-pick=candidate]")
     page.click("[data-testid=compare-picked]")
