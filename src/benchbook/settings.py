@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AliasChoices, Field, field_validator, model_validator
+from pydantic import AliasChoices, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -76,8 +76,8 @@ class Settings(BaseSettings):
             never wait (WAL).
         sandbox: run every case process (harness, grader, setup line, browser) inside
             bubblewrap (default on). ``BENCHBOOK_SANDBOX=off`` is for a single-user install only:
-            refused when the installation has more than one user or workspace
-            (``docs/security.md``).
+            refused when the installation has more than one user or workspace, or its one
+            user is not an installation admin (``docs/security.md``).
         bwrap: the bubblewrap binary (Debian's ``bubblewrap`` package).
         sandbox_cpu_s, sandbox_memory_mb, sandbox_processes, sandbox_file_size_mb: default
             limits of a sandboxed process tree — CPU seconds, address space (MiB), processes
@@ -172,6 +172,19 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{(self.home / 'benchbook.db').resolve()}"
+
+
+def settings_error(exc: ValidationError) -> str:
+    """``exc`` (raised by :class:`Settings`) as one line naming each bad environment variable:
+    ``BENCHBOOK_SANDBOX: Input should be a valid boolean, … (got 'maybe')``."""
+    prefix = str(Settings.model_config.get("env_prefix") or "")
+    parts = []
+    for error in exc.errors():
+        name = str(error["loc"][0]) if error["loc"] else ""
+        env = f"{prefix}{name}".upper() if name in Settings.model_fields else name.upper()
+        got = f" (got {error['input']!r})" if name and "input" in error else ""
+        parts.append(f"{env}: {error['msg']}{got}" if name else str(error["msg"]))
+    return "; ".join(parts)
 
 
 @lru_cache(maxsize=1)

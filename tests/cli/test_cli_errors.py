@@ -139,3 +139,37 @@ def test_importing_changed_rows_into_an_existing_version_hints_at_bump(
         "cases": {"added": 0, "removed": 0, "changed": 1},
         "meta": ["produced_by"],  # the file's sha256
     }
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("BENCHBOOK_SANDBOX", "maybe", "BENCHBOOK_SANDBOX: Input should be a valid boolean"),
+        ("BENCHBOOK_IMPORT_MAX_ROWS", "0", "BENCHBOOK_IMPORT_MAX_ROWS: Input should be greater"),
+    ],
+)
+def test_a_bad_setting_is_one_line_naming_the_variable_and_exit_2(
+    cli_env: dict[str, str], variable: str, value: str, said: str
+) -> None:
+    result = invoke({**cli_env, variable: value}, "datasets", "list")
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.stderr.startswith(f"error invalid_input: {said}"), result.stderr
+    assert f"(got '{value}')" in result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+def test_an_import_over_the_row_limit_says_it_once(cli_env: dict[str, str], tmp_path: Path) -> None:
+    rows = tmp_path / "gsm8k.jsonl"
+    rows.write_text(
+        "".join(
+            orjson.dumps({"question": f"q{i}?", "answer": f"so #### {i}"}).decode() + "\n"
+            for i in range(3)
+        )
+    )
+    result = invoke(
+        {**cli_env, "BENCHBOOK_IMPORT_MAX_ROWS": "2"}, "import", "gsm8k", "--file", str(rows)
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith("error payload_too_large: "), result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1, result.stderr

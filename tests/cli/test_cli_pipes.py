@@ -71,3 +71,11 @@ def test_an_explicit_columns_still_narrows_the_table(ctx: Context, cli_env: dict
     result = invoke(cli_env, "runs", "list")  # COLUMNS=80 in the environment
     assert result.exit_code == 0, result.output
     assert max(map(len, result.stdout.splitlines())) <= 80
+
+
+def test_datasets_show_keeps_whole_tasks_in_a_pipe(ctx: Context, cli_env: dict[str, str]) -> None:
+    dataset = arithmetic("long", n=1)
+    case = dataset.cases[0].model_copy(update={"task": LONG_ANSWER})
+    ds.register_dataset(ctx, dataset.model_copy(update={"cases": [case]}))
+    shown = _piped(cli_env, "datasets show long 1.0.0")
+    assert LONG_ANSWER in shown and "…" not in shown

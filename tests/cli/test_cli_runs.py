@@ -119,20 +119,23 @@ def test_a_run_whose_graders_only_measure_prints_no_pass_rate(
 ) -> None:
     """``localization`` measures and never says pass or fail (here every score is an error:
     these prompt cases carry no gold locations): the run printed ``pass rate 0.00% (0/5)`` as if
-    every case had failed."""
+    every case had failed. Those errors are grader errors (issue 28): exit 1 unless allowed."""
     _setup(cli_env, tmp_path)
-    result = invoke(cli_env, "run", "sums", "--harness", "add", "--grader", "localization")
+    args = ("run", "sums", "--harness", "add", "--grader", "localization")
+    assert invoke(cli_env, *args).exit_code == 1
+    result = invoke(cli_env, *args, "--allow-grader-errors")
     assert result.exit_code == 0, result.output
     out = " ".join(result.stdout.split())
-    assert "finished: add@1.0.0 on sums@1.0.0 — 5/5 done, 0 errors" in out
-    assert "pass rate" not in out
+    assert "finished: add@1.0.0 on sums@1.0.0 — 5/5 done, 0 errors, 5 grader errors" in out
+    assert "no pass rate: every graded pair is a grader error" in out
+    assert "pass rate 0" not in out
     run = orjson.loads(invoke(cli_env, "runs", "list", "--json").stdout)[0]
     assert run["pass_rate"] is None and run["pass_interval"] is None
     card = orjson.loads(invoke(cli_env, "runs", "scorecard", run["scorecard_id"]).stdout)
     assert (card["n"], card["pass_rate"], card["pass_at_k"]) == (5, None, {})
     assert card["metrics"]["localization"]["errors"] == 5
     rescored = invoke(cli_env, "runs", "rescore", run["id"], "--grader", "localization")
-    assert rescored.exit_code == 0, rescored.output
+    assert rescored.exit_code == 0, rescored.output  # skipped when rescoring: no grader error
     assert "no pass rate: no grader gave a pass/fail verdict" in " ".join(rescored.stdout.split())
     numeric = invoke(cli_env, "runs", "rescore", run["id"], "--grader", "numeric")
     assert "pass rate " in " ".join(numeric.stdout.split())

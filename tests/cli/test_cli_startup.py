@@ -173,7 +173,7 @@ def test_run_commands_load_no_model_client(tmp_path: Path) -> None:
             env=env,
         ).stdout
         modules = out.rsplit("MODULES ", 1)[1].split()
-        assert "benchbook.eval.judges" in modules, command
+        assert "benchbook.eval.judge_prompt" in modules, command
         assert [m for m in modules if m.split(".")[0] == "openai"] == [], command
 
 

@@ -160,6 +160,27 @@ def test_blocks_not_run_say_why() -> None:
     assert all(b.commands for b in ALL_BLOCKS if b.not_run is None), "an empty runnable block"
 
 
+def test_readme_runs_top_to_bottom_on_a_fresh_home() -> None:
+    """The session below seeds ``admin@localhost`` and an API key, which a reader's fresh home
+    lacks: README itself creates every user a ``--user`` names before it, and exports
+    ``BENCHBOOK_API_KEY`` before anything reads it."""
+    created: set[str] = set()
+    exported = False
+    for b in blocks(ROOT / "README.md"):
+        if b.not_run is not None:
+            continue
+        for c in b.commands:
+            where = f"README.md:{c.line}: {c.text}"
+            for email in re.findall(r"--user\s+(\S+@\S+)", c.text):
+                assert email in created, f"{where}: user {email} is not created before"
+            if "Client(" in c.text or "$BENCHBOOK_API_KEY" in c.text.replace(
+                "export BENCHBOOK_API_KEY=", ""
+            ):
+                assert exported, f"{where}: BENCHBOOK_API_KEY is not exported before"
+            created.update(re.findall(r"users create --email\s+(\S+)", c.text))
+            exported = exported or "export BENCHBOOK_API_KEY=" in c.text
+
+
 # --- the fresh demo server --------------------------------------------------------------------
 
 

@@ -16,7 +16,7 @@ from benchbook.datasets.catalog.travel_rubrics import REFUSAL_RUBRIC
 from benchbook.datasets.mapping import CaseBuilder, case_rows, parse_flag
 from benchbook.datasets.sources.files import FileSource
 from benchbook.eval.graders import GRADERS, grade
-from benchbook.eval.judges import parse_judge_config, render_judge_prompt
+from benchbook.eval.judge_prompt import parse_judge_config, render_judge_prompt
 
 TRAVEL = [
     "travelplanner",

@@ -287,3 +287,42 @@ def test_a_run_whose_every_pair_errored_still_rates_them_failed() -> None:
     summary = _summary(results)
     assert summary["pass_rate"] == 0.0
     assert summary["pass_interval"] is not None
+
+
+def test_costs_are_summed_exactly_and_judge_calls_apart_from_the_harness() -> None:
+    """Issue 28: the cost total was a float sum (0.1 + 0.2 = 0.30000000000000004) and judge
+    spend was nowhere; now both are decimal sums, the judges' kept apart."""
+
+    def judge_score(cost: float | None, tokens: int) -> Score:
+        call = {"input_tokens": tokens, "output_tokens": 7, "cost_usd": cost}
+        return Score(
+            grader="judge", metric="judge:j:c", value=1.0, passed=True, detail={"call": call}
+        )
+
+    builder = ScorecardBuilder()
+    builder.add(_result("a", 0, True, cost_usd=0.1, scores=[judge_score(0.1, 100)]))
+    builder.add(_result("b", 0, True, cost_usd=0.2, scores=[judge_score(0.2, 50)]))
+    builder.add(_result("c", 0, True, scores=[judge_score(None, 10)]))  # unpriced: adds $0
+    summary = builder.summary()
+    assert summary["cost_usd"] == 0.3 and summary["judge_cost_usd"] == 0.3
+    assert (summary["judge_tokens_input"], summary["judge_tokens_output"]) == (160, 21)
+    assert summary["tokens_input"] == 0  # the harness's usage is its own
+
+
+def test_grader_errors_are_failed_counted_apart_and_give_no_verdict() -> None:
+    """Issue 28: a pair whose grader could not decide is not passed, counted in
+    ``grader_errors`` apart from harness errors; when every graded pair is one, no pass rate."""
+    builder = ScorecardBuilder()
+    builder.add(_result("a", 0, False, grader_error="judge:j:c: unparseable judge reply"))
+    builder.add(_result("b", 0, False, status="error", error="exit code 1"))
+    summary = builder.summary()
+    assert (summary["n"], summary["passed"], summary["errors"], summary["grader_errors"]) == (
+        2,
+        0,
+        1,
+        1,
+    )
+    assert summary["pass_rate"] is None
+    builder.add(_result("c", 0, True))
+    summary = builder.summary()
+    assert (summary["passed"], summary["grader_errors"], summary["pass_rate"]) == (1, 1, 1 / 3)

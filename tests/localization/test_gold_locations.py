@@ -69,3 +69,38 @@ def test_a_blank_patch_is_invalid_input_not_a_server_error(
     # Was a ValueError from gold_spans (a 500 over HTTP, found by schemathesis).
     with pytest.raises(InvalidInput, match="patch: empty"):
         derive_gold_locations(cb_run.ctx, patch=blank)
+
+
+def test_text_that_is_not_a_diff_is_refused(cli_env: dict[str, str], tmp_path: Path) -> None:
+    patch = tmp_path / "g.diff"
+    patch.write_text("hello world\n")
+    result = invoke(cli_env, "localization", "gold", "--patch", str(patch))
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(
+        "error invalid_input: patch: not a unified diff: no file header (---/+++) found"
+    )
+
+
+def test_a_base_commit_missing_from_a_shallow_mirror_falls_back_to_lines(
+    cb_run: ContextBenchRun,
+) -> None:
+    from benchbook.contracts.dataset import Dataset
+    from benchbook.services import datasets as ds
+    from benchbook.services.datasets import get_case
+
+    case = get_case(cb_run.ctx, "contextbench", "latest", XARRAY)
+    missing = "0123456789abcdef0123456789abcdef01234567"
+    source = case.env.source.model_copy(update={"ref": missing})  # type: ignore[union-attr]
+    env = case.env.model_copy(update={"source": source})
+    ds.register_dataset(
+        cb_run.ctx,
+        Dataset(id="shallow", version="1.0.0", cases=[case.model_copy(update={"env": env})]),
+    )
+    out = derive_gold_locations(cb_run.ctx, "shallow", XARRAY)
+    assert out.base is None
+    assert out.warnings == [
+        f"commit {missing} is not in the mirror of pydata/xarray (a shallow mirror?): lines "
+        "only, no definitions (benchbook mirrors add a source holding it)"
+    ]
+    weighted = next(f for f in out.files if f.path == "xarray/core/weighted.py")
+    assert weighted.symbols == [] and weighted.removed + weighted.added

@@ -204,3 +204,33 @@ def test_env_and_cwd_templates_are_rendered(run_case: RunCase) -> None:
     case, cwd = result.trace.answer.split("|")
     assert case == "c1-0"
     assert Path(cwd).name == "work"
+
+
+@pytest.mark.parametrize("field", ["task", "case_id"])
+def test_a_path_filled_in_from_case_data_is_never_bound_into_the_sandbox(
+    run_case: RunCase, tmp_path: Path, field: str
+) -> None:
+    # Task text and case ids are member-written: a path in them must not become a read-only
+    # bind (only the registered argv's own literal paths are), or a member reads any file the
+    # server's user can read.
+    secret = tmp_path / "outside" / "akey"
+    secret.parent.mkdir()
+    secret.write_text("server-secret-91c2")
+    reader = "import sys; print(open(sys.argv[1]).read())"
+    harness = _harness(["python3", "-c", reader, "{" + field + "}"])
+    case_input = _case(str(secret)) if field == "task" else _case()
+    if field == "case_id":
+        case_input = case_input.model_copy(update={"case_id": str(secret)})
+    result = run_case(harness, case_input)
+    assert "server-secret-91c2" not in result.trace.answer
+    assert (result.status, result.error) == ("error", "exit code 1")
+    assert "FileNotFoundError" in result.trace.stderr_tail
+
+
+def test_a_literal_script_path_in_the_registered_argv_is_still_bound(
+    run_case: RunCase, tmp_path: Path
+) -> None:
+    script = _script(tmp_path, "import sys; print('ran', sys.argv[1])")
+    result = run_case(_harness(["python3", script, "{task}"]), _case("hello"))
+    assert (result.status, result.error) == ("ok", None)
+    assert result.trace.answer == "ran hello"

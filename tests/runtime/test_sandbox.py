@@ -264,3 +264,41 @@ def test_the_sandbox_etc_holds_nothing_another_local_user_could_not_read(
     result = run_case(_harness(["sh", "-c", script]), _case(), config=config)
     assert result.status == "ok", result.trace.stderr_tail
     assert result.trace.answer.endswith("ok") and "resolv.conf" in result.trace.answer
+
+
+_TMP_WALK = """
+import json, os, sys
+bound = [os.path.realpath(p) for p in sys.argv[1:]]
+seen = []
+for top, dirs, files in os.walk("/tmp"):
+    seen += [os.path.join(top, n) for n in dirs + files]
+    dirs[:] = [d for d in dirs if os.path.join(top, d) not in bound]
+print(json.dumps(seen))
+"""
+
+
+def test_the_private_tmp_shows_only_the_directories_leading_to_bound_paths(
+    run_case: RunCase, config: RuntimeConfig, tmp_path: Path
+) -> None:
+    # docs/security.md: the sandbox's /tmp is a fresh tmpfs; a bound path under the host's /tmp
+    # (the case directory, Benchbook's Python) appears there with its parent directories — names
+    # on the way to it only, nothing else of the host's /tmp.
+    host_file = Path("/tmp") / f"bb-sandbox-probe-{os.getpid()}"
+    host_file.write_text("host tmp")
+    (tmp_path / "sibling.txt").write_text("beside the work root")
+    prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix]
+    argv = [sys.executable, "-c", _TMP_WALK, "{workdir}", *prefixes]
+    try:
+        result = run_case(_harness(argv), _case(), config=config)
+    finally:
+        host_file.unlink()
+    assert result.status == "ok", (result.error, result.trace.stderr_tail)
+    seen = json.loads(result.trace.answer)
+    bound = [Path(p).resolve() for p in prefixes] + [config.work_root.resolve()]
+    for name in seen:
+        path = Path(name)
+        assert any(path == b or b.is_relative_to(path) or path.is_relative_to(b) for b in bound), (
+            name
+        )
+    assert host_file.as_posix() not in seen
+    assert (tmp_path / "sibling.txt").as_posix() not in seen

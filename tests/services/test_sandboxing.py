@@ -16,6 +16,7 @@ from benchbook.errors import Conflict, InvalidInput
 from benchbook.services import accounts, harnesses, run_execution, runs
 from benchbook.services import datasets as ds
 from benchbook.services.context import Context, local_admin_context
+from benchbook.services.sandboxing import check_sandbox
 from benchbook.settings import Settings
 from tests.eval.test_runs import arithmetic, start
 from tests.procscan import processes_with, wait_gone
@@ -57,6 +58,31 @@ def test_sandbox_off_runs_on_a_single_user_install_and_is_refused_once_there_are
     assert run.status == "failed" and "BENCHBOOK_SANDBOX=off is refused" in (run.error or "")
 
 
+def test_sandbox_off_is_refused_when_the_only_user_is_not_an_installation_admin(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    # A member alone would run code as the server's uid: "off" is for a single-user install
+    # whose user is its admin.
+    ctx = _off(engine, settings, tmp_path)
+    ds.register_dataset(ctx, arithmetic(n=1))
+    harness = _command_harness(ctx, "echo 1")
+    accounts.create_user(ctx, "member@example.org", "Member")
+    with pytest.raises(Conflict, match="BENCHBOOK_SANDBOX=off is refused") as refused:
+        start(ctx, harness)
+    assert "not an installation admin" in refused.value.message
+    assert refused.value.details["non_admin_users"] == 1
+
+
+def test_sandbox_off_runs_when_the_only_user_is_an_installation_admin(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    ctx = _off(engine, settings, tmp_path)
+    ds.register_dataset(ctx, arithmetic(n=1))
+    harness = _command_harness(ctx, "echo 1")
+    accounts.create_user(ctx, "admin@example.org", "Admin", installation_admin=True)
+    assert run_execution.execute_run(ctx, start(ctx, harness).id).status == "finished"
+
+
 def test_sandbox_off_is_refused_with_a_second_workspace(
     engine: Engine, settings: Settings, tmp_path: Path
 ) -> None:
@@ -78,6 +104,29 @@ def test_a_missing_bubblewrap_refuses_the_run_and_names_the_requirement(
         Conflict, match=r"needs bubblewrap at /no/such/bwrap.*apt-get install bubblewrap"
     ):
         start(ctx, _command_harness(ctx, "echo 1"))
+
+
+def test_a_read_only_path_holding_home_refuses_the_run_up_front_naming_the_setting(
+    engine: Engine, settings: Settings, tmp_path: Path
+) -> None:
+    # Bound into no sandbox ever (it holds the database and secret.key): refused when the run
+    # starts — and by `benchbook serve`/`worker` (the same check) — not case by case.
+    holder = settings.home.resolve().parent
+    tuned = settings.model_copy(
+        update={"sandbox_ro_paths": [Path("/usr/share"), holder], "work_root": tmp_path / "w"}
+    )
+    ctx = local_admin_context(engine, tuned)
+    ds.register_dataset(ctx, arithmetic(n=1))
+    harness = _command_harness(ctx, "echo 1")
+    with pytest.raises(Conflict, match="BENCHBOOK_SANDBOX_RO_PATHS") as refused:
+        start(ctx, harness)
+    assert str(holder) in refused.value.message
+    assert refused.value.details == {"setting": "BENCHBOOK_SANDBOX_RO_PATHS", "path": str(holder)}
+    with pytest.raises(Conflict, match="BENCHBOOK_SANDBOX_RO_PATHS"):
+        check_sandbox(engine, tuned)  # what serve and worker call before starting
+    inside = settings.model_copy(update={"sandbox_ro_paths": [settings.home / "mirrors"]})
+    with pytest.raises(Conflict, match="BENCHBOOK_SANDBOX_RO_PATHS"):
+        check_sandbox(engine, inside)
 
 
 def test_benchbook_worker_refuses_to_start_with_the_sandbox_off_on_a_team_install(

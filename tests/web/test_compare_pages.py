@@ -352,12 +352,16 @@ def test_the_run_actions_block_shows_controls_only_when_the_services_allow_them(
     cards = scorecards.list_scorecards(root, run.id)
     template = TEMPLATES.get_template("run_actions.html")
 
-    def rendered(role: str, status: str | None = None) -> str:
-        who = Principal("someone", "Someone", "default", role)  # type: ignore[arg-type]
+    def rendered(role: str, status: str | None = None, user: str | None = None) -> str:
+        who = Principal(user or run.created_by or "", "Someone", "default", role)  # type: ignore[arg-type]
         page = Page(Context(who, root.engine, root.settings), session="s", csrf="t")
         shown = run.model_copy(update={"status": status or run.status})
         return template.render(page=page, run=shown, scorecards=cards)
 
+    # Tags of a run someone else started need runs:manage (admins): docs/runs.md "Whose run".
+    other = rendered("member", user="someone-else")
+    assert "/tags" not in other and f'action="/runs/{run.id}/rescore"' in other
+    assert f'action="/scorecards/{cards[0].id}/tags"' in rendered("admin", user="someone-else")
     member = rendered("member")
     assert f'action="/scorecards/{cards[0].id}/tags"' in member
     assert 'value="baseline"' in member

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Body, Query
 from fastapi.responses import StreamingResponse
+from pydantic import Field
 from starlette.concurrency import run_in_threadpool
 
 from benchbook.api.datasets import VERSION_TAG_PATTERN
@@ -98,6 +99,25 @@ def get_run(ctx: ContextDep, run_id: str) -> Run:
     return svc.get_run(ctx, run_id)
 
 
+AfterQuery = Annotated[
+    str | None,
+    Query(
+        description="Cursor 'position:sample' (``next_after``).",
+        json_schema_extra={"pattern": results.RESULTS_CURSOR_PATTERN},
+    ),
+]
+OutcomeQuery = Annotated[
+    ResultFilter | None,
+    Query(
+        description="passed, failed, errored, grader_error, not_run; regressed/fixed need a"
+        " baseline."
+    ),
+]
+BaselineQuery = Annotated[
+    str | None, Query(description="Scorecard id, run id or tag (for regressed/fixed).")
+]
+
+
 @router.get(
     "/runs/{run_id}/results",
     operation_id="list_run_results",
@@ -107,26 +127,40 @@ def get_run(ctx: ContextDep, run_id: str) -> Run:
 def list_run_results(
     ctx: ContextDep,
     run_id: str,
-    after: Annotated[
-        str | None,
-        Query(
-            description="Cursor 'position:sample' (``next_after``).",
-            json_schema_extra={"pattern": results.RESULTS_CURSOR_PATTERN},
-        ),
-    ] = None,
+    after: AfterQuery = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    outcome: Annotated[
-        ResultFilter | None,
-        Query(description="passed, failed, errored, not_run; regressed/fixed need a baseline."),
-    ] = None,
+    outcome: OutcomeQuery = None,
     search: Annotated[str | None, Query(description="Case-id substring.")] = None,
-    baseline: Annotated[
-        str | None, Query(description="Scorecard id, run id or tag (for regressed/fixed).")
+    baseline: BaselineQuery = None,
+    scorecard: Annotated[
+        str | None, Query(description="One of the run's scorecards (sc_…); default its own.")
     ] = None,
 ) -> list[CaseResult]:
-    """A page of (case, sample) results in dataset order with their scores (no traces),
-    optionally filtered by outcome and a case-id search."""
-    return results.list_run_results(ctx, run_id, after, limit, outcome, search, baseline)
+    """A page of (case, sample) results in dataset order with one scorecard's scores (no
+    traces), optionally filtered by outcome and a case-id search."""
+    return results.list_run_results(ctx, run_id, after, limit, outcome, search, baseline, scorecard)
+
+
+@router.get(
+    "/scorecards/{scorecard_id}/results",
+    operation_id="list_scorecard_results",
+    response_model=list[CaseResult],
+    responses=error_responses(400, 404),
+)
+def list_scorecard_results(
+    ctx: ContextDep,
+    scorecard_id: str,
+    after: AfterQuery = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    outcome: OutcomeQuery = None,
+    search: Annotated[str | None, Query(description="Case-id substring.")] = None,
+    baseline: BaselineQuery = None,
+) -> list[CaseResult]:
+    """A page of one scorecard's (case, sample) results (a rescore's too) with its scores
+    and verdicts, in dataset order; the same cursor and filters as the run's results."""
+    return results.list_scorecard_results(
+        ctx, scorecard_id, after, limit, outcome, search, baseline
+    )
 
 
 @router.get(
@@ -212,15 +246,23 @@ def cancel_run(ctx: ContextDep, run_id: str) -> Run:
     return svc.cancel_run(ctx, run_id)
 
 
+class BudgetRequest(RequestBody):
+    """Body of resume and retry (optional): ``budget_usd``, a new spend cap (USD, ≥ 0) for
+    the rest of the run."""
+
+    budget_usd: Annotated[float, Field(ge=0, allow_inf_nan=False)] | None = None
+
+
 @router.post(
     "/runs/{run_id}/resume",
     operation_id="resume_run",
     response_model=Run,
     responses=error_responses(403, 404, 409),
 )
-def resume_run(ctx: ContextDep, run_id: str) -> Run:
-    """Queue the run again: only (case, sample) pairs without a result run."""
-    return svc.resume_run(ctx, run_id)
+def resume_run(ctx: ContextDep, run_id: str, body: BudgetRequest | None = None) -> Run:
+    """Queue the run again: only (case, sample) pairs without a result run; ``budget_usd``
+    sets a new spend cap for the rest of the run (recorded with who and when)."""
+    return svc.resume_run(ctx, run_id, body.budget_usd if body else None)
 
 
 @router.post(
@@ -229,9 +271,10 @@ def resume_run(ctx: ContextDep, run_id: str) -> Run:
     response_model=Run,
     responses=error_responses(403, 404, 409),
 )
-def retry_run(ctx: ContextDep, run_id: str) -> Run:
-    """Queue the run's errored (case, sample) pairs again, into the same run."""
-    return svc.retry_run(ctx, run_id)
+def retry_run(ctx: ContextDep, run_id: str, body: BudgetRequest | None = None) -> Run:
+    """Queue the run's errored (case, sample) pairs again, into the same run; ``budget_usd``
+    as for resume."""
+    return svc.retry_run(ctx, run_id, body.budget_usd if body else None)
 
 
 @router.post(
@@ -244,9 +287,12 @@ async def rescore_run(
     ctx: ContextDep,
     run_id: str,
     graders: Annotated[list[RunGrader], Body(embed=True, json_schema_extra={"minItems": 1})],
+    preflight: Annotated[bool, Body(embed=True)] = True,
 ) -> Scorecard:
-    """Grade the run's saved traces under another plan (no harness call): a new scorecard."""
-    return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders)
+    """Grade the run's saved traces under another plan (no harness call): a new scorecard.
+    400 for an unknown grader id or config key, or a judge without base_url/model; 502 when
+    ``preflight`` and a judge endpoint does not answer (nothing stored)."""
+    return await run_in_threadpool(cards.rescore_run, ctx, run_id, graders, preflight)
 
 
 @router.get(

@@ -126,6 +126,24 @@ class LazyGroup(TyperGroup):
             ctx.exit(2)
         return super().parse_args(ctx, args)
 
+    def invoke(self, ctx: _click.Context) -> Any:
+        """A bad setting (``BENCHBOOK_SANDBOX=maybe``) is one ``error invalid_input: …`` line
+        naming the environment variable, and exit code 2, not pydantic's traceback."""
+        try:
+            return super().invoke(ctx)
+        except Exception as exc:
+            if "pydantic" not in sys.modules:
+                raise
+            from pydantic import ValidationError
+
+            if not isinstance(exc, ValidationError) or exc.title != "Settings":
+                raise
+            from benchbook.errors import InvalidInput
+            from benchbook.settings import settings_error
+
+            print_error(InvalidInput(settings_error(exc)), as_json=False)
+            ctx.exit(2)
+
     def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
         with formatter.section("Commands"):
             formatter.write_dl([(name, entry.help) for name, entry in COMMANDS.items()])
@@ -280,9 +298,12 @@ def id_column(header: str, ids: list[str]) -> Column:
 def shorten(text: str, width: int) -> str:
     """``text`` on one line, shortened at a word boundary to at most ``width`` characters
     (`` …`` marks the cut) for a table's preview column; ``--json`` shows it whole. A first
-    word longer than ``width`` is kept whole (the table folds it)."""
+    word longer than ``width`` is kept whole (the table folds it). In a pipe (stdout not a
+    terminal, no ``COLUMNS``: :func:`_pipe_width`) nothing is cut: the whole text on one line."""
     import textwrap
 
+    if _pipe_width() is not None:
+        return " ".join(text.split())
     short = textwrap.shorten(text, width, placeholder=" …")
     return short if short != "…" else text.split()[0] + " …"
 
@@ -323,7 +344,10 @@ def print_error(exc: BenchbookError, as_json: bool) -> None:
     )
     for issue in exc.details.get("errors", [])[:20]:
         where = issue.get("path") or issue.get("row") or ""
-        _make_console(True).print(f"  - {where}: {issue.get('message', issue)}", markup=False)
+        line = f"{where}: {issue.get('message', issue)}"
+        if line == exc.message or issue.get("message") == exc.message:
+            continue  # the message already says it (one error over a limit: one line)
+        _make_console(True).print(f"  - {line}", markup=False)
 
 
 def handle_errors(fn: F) -> F:

@@ -38,6 +38,12 @@ from benchbook.cli.app import (
     make_table,
     real_console,
 )
+from benchbook.cli.run_output import (
+    exit_on_grader_errors,
+    pass_rate_line,
+    print_localization,
+    print_run,
+)
 from benchbook.cli.run_tables import ANSWER_WIDTH, run_errors, score_detail
 from benchbook.contracts.dataset import RunGrader
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
@@ -89,6 +95,8 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
             n = counts["ok"] + counts["error"]
             rates = runs.rated(n, counts["ok"], counts["verdicts"])
             rate = f"pass {counts['passed'] / n:.1%}" if rates else ""
+            failures = [(counts["error"], "error"), (counts["grader_errors"], "grader error")]
+            rate = " ".join([rate, *(count(k, what) for k, what in failures if k)]).strip()
             bar.update(
                 task,
                 completed=counts["done"] + counts["not_run"],
@@ -99,63 +107,16 @@ def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: boo
         return run_execution.execute_run(ctx, run.id, report, force=force, worker=worker)
 
 
-def print_localization(aggregates: dict[str, Any] | None) -> None:
-    """The scorecard's localization aggregates, one line a level: coverage and precision,
-    micro (Σ∩/ΣG, Σ∩/ΣP) then macro over the scored instances."""
-    if not aggregates:
-        return
-    console.print(
-        f"localization: {aggregates['instances']:,} instance(s), {aggregates['errored']:,} "
-        "errored (excluded; macro_all in --json counts them as 0) — coverage / precision, "
-        "micro | macro",
-        markup=False,
-    )
-    for level in ("file", "symbol", "span", "line"):
-        micro, macro = aggregates["micro"][level], aggregates["macro"][level]
-        console.print(
-            f"  {level:<6} {micro['coverage']:.3f} / {micro['precision']:.3f} | "
-            f"{macro['coverage']:.3f} / {macro['precision']:.3f}",
-            markup=False,
-        )
-
-
-def print_run(ctx: Context, run: Run) -> None:
-    """The run's outcome lines and its scorecard summary."""
-    c = run.counts
-    console.print(
-        f"run [bold]{escape(run.id)}[/] {escape(run.status)}: {escape(run.harness)} on "
-        f"{escape(run.dataset)} — {c.done:,}/{c.total:,} done, {count(c.error, 'error')}, "
-        f"{c.not_run:,} not run"
-    )
-    if run.origin != "native":
-        console.print(
-            cell(f"origin {run.origin}: results reported by {run.reported_by or 'unknown'},"
-                 " not executed by this server"),
-            style="yellow",
-        )  # fmt: skip
-    for item in run.top_errors:
-        console.print(cell(f"  {item.count:,} × {item.error}"), style="red")
-    if run.scorecard_id:
-        card = scorecards.get_scorecard(ctx, run.scorecard_id)
-        if card.pass_rate is not None and card.pass_interval is not None:
-            console.print(
-                f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
-                f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
-            )
-        if card.limits:
-            stopped = ", ".join(f"{name} {n:,}" for name, n in card.limits.items())
-            console.print(f"ended at a limit (no answer, not errors): {stopped}")
-        for k, v in card.pass_at_k.items():
-            if len(card.pass_at_k) > 1:
-                console.print(f"pass@{k} {v:.2%}   pass^{k} {card.pass_hat_k.get(k, 0.0):.2%}")
-        print_localization(card.localization)
-        if card.cost_usd:
-            console.print(f"cost {numbers.usd(card.cost_usd)}", markup=False)
-        if card.latency.p50_ms is not None:
-            console.print(
-                f"latency p50 {card.latency.p50_ms:.0f} ms, p95 {card.latency.p95_ms:.0f} ms",
-                markup=False,
-            )
+ALLOW_GRADER_ERRORS = typer.Option(
+    False,
+    "--allow-grader-errors",
+    help="Exit 0 even when a grader could not decide some cases (counted as failed).",
+)
+NO_PREFLIGHT = typer.Option(
+    False,
+    "--no-preflight",
+    help="Skip the one request to each judge and openai-harness endpoint before running.",
+)
 
 
 @app.command("run")
@@ -193,6 +154,8 @@ def run_command(
     detach: bool = typer.Option(
         False, "--detach", help="Only queue it for the worker of a running `benchbook serve`."
     ),
+    no_preflight: bool = NO_PREFLIGHT,
+    allow_grader_errors: bool = ALLOW_GRADER_ERRORS,
     json: bool = JSON_OPTION,
 ) -> None:
     """Run HARNESS on every case of DATASET, grade the answers and print the scorecard."""
@@ -219,6 +182,7 @@ def run_command(
         harness=harness,
         graders=[parse_grader(g) for g in grader] or None,
         settings=settings,
+        preflight=not no_preflight,
     )
     if detach:
         run = runs.start_run(ctx, request)
@@ -231,8 +195,13 @@ def run_command(
             console.print(f"run [bold]{escape(run.id)}[/]: {cases}{samples}")
         run = _execute(ctx, run, worker, False, json)
     if json:
-        return emit_json(run)
-    print_run(ctx, run)
+        emit_json(run)
+    else:
+        print_run(ctx, run)
+    if not detach and run.status == "failed":
+        raise typer.Exit(1)  # every pair errored (or Benchbook failed): nothing was measured
+    if not detach:
+        exit_on_grader_errors(run.scorecard_id, allow_grader_errors)
 
 
 runs_app.command("start", help="Run HARNESS on DATASET and print the scorecard (= benchbook run).")(
@@ -300,14 +269,19 @@ def results(
     ),
     search: str | None = typer.Option(None, help="Only case ids containing this text."),
     baseline: str | None = typer.Option(None, help="Scorecard id, run id or tag to compare."),
+    scorecard: str | None = typer.Option(
+        None, "--scorecard", help="One of the run's scorecards (a rescore); default its own."
+    ),
     wide: bool = typer.Option(False, "--wide", help="Show whole answers (else cut at 60, …)."),
     json: bool = JSON_OPTION,
 ) -> None:
-    """A page of a run's (case, sample) results with their scores; ``expected`` and
+    """A page of a run's (case, sample) results with one scorecard's scores; ``expected`` and
     ``extracted`` are what the first grader that reports them compared."""
     chosen = cast(ResultFilter | None, outcome)
     ctx = local_context()
-    items = run_results.list_run_results(ctx, run_id, after, limit, chosen, search, baseline)
+    items = run_results.list_run_results(
+        ctx, run_id, after, limit, chosen, search, baseline, scorecard
+    )
     if json:
         return emit_json(items)
     table = make_table(
@@ -316,10 +290,13 @@ def results(
     for r in items:
         scores = ", ".join(f"{s.metric}={numbers.number(s.value)}" for s in r.scores)
         answer = " ".join(r.answer.split())
+        status = r.status if not r.error else f"{r.status}: {r.error}"
+        if r.grader_error:
+            status = f"grader error: {r.grader_error}"
         table.add_row(
             cell(r.case_id),
             cell(r.sample),
-            cell(r.status if not r.error else f"{r.status}: {r.error}"),
+            cell(status),
             cell("" if r.passed is None else "yes" if r.passed else "no"),
             cell(answer if wide else cut(answer, ANSWER_WIDTH)),
             cell(score_detail(r.scores, "expected")),
@@ -341,10 +318,19 @@ def trace(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     case_id: str = typer.Argument(..., metavar="CASE_ID"),
     sample: int = typer.Option(0, min=0),
+    scorecard: str | None = typer.Option(
+        None,
+        "--scorecard",
+        help="Print the result under this scorecard of the run (scores, verdict, trace).",
+    ),
     json: bool = ALREADY_JSON,
 ) -> None:
-    """The full trace of one (case, sample) as JSON."""
-    emit_json(run_results.get_run_trace(local_context(), run_id, case_id, sample))
+    """The full trace of one (case, sample) as JSON; with --scorecard, the whole result
+    (that scorecard's scores and verdict, grader error, trace)."""
+    ctx = local_context()
+    if scorecard is not None:
+        return emit_json(run_results.get_run_result(ctx, run_id, case_id, sample, scorecard))
+    emit_json(run_results.get_run_trace(ctx, run_id, case_id, sample))
 
 
 def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:
@@ -354,28 +340,41 @@ def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:
     print_run(ctx, run)
 
 
+BUDGET_OPTION = typer.Option(
+    None,
+    "--budget-usd",
+    min=0,
+    help="A new spend cap (USD) for the rest of the run: what it may spend from now on.",
+)
+
+
 @runs_app.command()
 @handle_errors
 def resume(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     force: bool = typer.Option(False, help="Take the run over even if its holder looks alive."),
+    budget_usd: float | None = BUDGET_OPTION,
     json: bool = JSON_OPTION,
 ) -> None:
     """Finish a run in this process: only the (case, sample) pairs without a result run."""
     ctx = local_context()
     current = runs.get_run(ctx, run_id)
-    if current.status in ("queued", "running"):
+    if current.status in ("queued", "running") and budget_usd is None:
         _rerun(ctx, current, force, json)
     else:
-        _rerun(ctx, runs.resume_run(ctx, run_id), force, json)
+        _rerun(ctx, runs.resume_run(ctx, run_id, budget_usd), force, json)
 
 
 @runs_app.command()
 @handle_errors
-def retry(run_id: str = typer.Argument(..., metavar="RUN_ID"), json: bool = JSON_OPTION) -> None:
+def retry(
+    run_id: str = typer.Argument(..., metavar="RUN_ID"),
+    budget_usd: float | None = BUDGET_OPTION,
+    json: bool = JSON_OPTION,
+) -> None:
     """Run a run's errored (case, sample) pairs again, into the same run."""
     ctx = local_context()
-    _rerun(ctx, runs.retry_run(ctx, run_id), False, json)
+    _rerun(ctx, runs.retry_run(ctx, run_id, budget_usd), False, json)
 
 
 @runs_app.command()
@@ -396,24 +395,26 @@ def cancel(run_id: str = typer.Argument(..., metavar="RUN_ID"), json: bool = JSO
 def rescore(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     grader: list[str] = typer.Option(..., "--grader", "-g", help=GRADER_HELP),
+    no_preflight: bool = NO_PREFLIGHT,
+    allow_grader_errors: bool = ALLOW_GRADER_ERRORS,
     json: bool = JSON_OPTION,
 ) -> None:
     """Grade a finished run's saved traces with other graders (no harness call)."""
-    card = scorecards.rescore_run(local_context(), run_id, [parse_grader(g) for g in grader])
+    ctx = local_context()
+    graders = [parse_grader(g) for g in grader]
+    card = scorecards.rescore_run(ctx, run_id, graders, preflight=not no_preflight)
     if json:
-        return emit_json(card)
-    line = f"scorecard [bold]{escape(card.id)}[/] for {escape(run_id)}: "
-    if card.pass_rate is not None and card.pass_interval is not None:
-        line += (
-            f"pass rate {card.pass_rate:.2%} ({card.passed:,}/{card.n:,}), 95% Wilson "
-            f"[{card.pass_interval.low:.2%}, {card.pass_interval.high:.2%}]"
-        )
-    elif card.n:
-        line += "no pass rate: no grader gave a pass/fail verdict"
+        emit_json(card)
     else:
-        line += "nothing graded"
-    console.print(line)
-    print_localization(card.localization)
+        console.print(f"scorecard [bold]{escape(card.id)}[/] for {escape(run_id)}: ", end="")
+        console.print(pass_rate_line(card), markup=False)
+        print_localization(card.localization)
+        shown = run_results.list_scorecard_results(ctx, card.id, limit=5, outcome="grader_error")
+        for r in shown if card.grader_errors else []:
+            console.print(
+                cell(f"  {r.case_id}#{r.sample}: grader error: {r.grader_error}"), style="red"
+            )
+    exit_on_grader_errors(card.id, allow_grader_errors)
 
 
 @runs_app.command("scorecard")

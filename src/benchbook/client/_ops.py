@@ -101,10 +101,17 @@ def start_run(
     harness: str,
     graders: list[GraderSpec] | list[dict[str, Any]] | None,
     settings: RunSettings | dict[str, Any] | None,
+    preflight: bool = True,
 ) -> Call[Run]:
     request = parse_model(
         StartRunRequest,
-        {"dataset": dataset, "harness": harness, "graders": graders, "settings": settings or {}},
+        {
+            "dataset": dataset,
+            "harness": harness,
+            "graders": graders,
+            "settings": settings or {},
+            "preflight": preflight,
+        },
         "run request",
     )
     return Call("POST", "/api/runs", model(Run), json=request.model_dump(mode="json"))
@@ -157,9 +164,33 @@ def get_run(run_id: str) -> Call[Run]:
     return Call("GET", f"/api/runs/{seg(run_id)}", model(Run))
 
 
-def list_results(run_id: str, after: str | None, limit: int) -> Call[list[CaseResult]]:
-    params = {"after": after, "limit": limit}
+def list_results(
+    run_id: str, after: str | None, limit: int, scorecard: str | None = None
+) -> Call[list[CaseResult]]:
+    params = {"after": after, "limit": limit, "scorecard": scorecard}
     return Call("GET", f"/api/runs/{seg(run_id)}/results", model(list[CaseResult]), params=params)
+
+
+def list_scorecard_results(
+    scorecard_id: str, after: str | None, limit: int, outcome: str | None = None
+) -> Call[list[CaseResult]]:
+    params = {"after": after, "limit": limit, "outcome": outcome}
+    path = f"/api/scorecards/{seg(scorecard_id)}/results"
+    return Call("GET", path, model(list[CaseResult]), params=params)
+
+
+def requeue_run(run_id: str, what: str, budget_usd: float | None) -> Call[Run]:
+    """``what``: ``resume`` or ``retry``."""
+    body = {"budget_usd": budget_usd} if budget_usd is not None else None
+    return Call("POST", f"/api/runs/{seg(run_id)}/{what}", model(Run), json=body)
+
+
+def rescore_run(
+    run_id: str, graders: list[GraderSpec] | list[dict[str, Any]], preflight: bool
+) -> Call[Scorecard]:
+    specs = [g.model_dump(mode="json") if isinstance(g, GraderSpec) else g for g in graders]
+    body = {"graders": specs, "preflight": preflight}
+    return Call("POST", f"/api/runs/{seg(run_id)}/rescore", model(Scorecard), json=body)
 
 
 def get_scorecard(scorecard_id: str) -> Call[Scorecard]:

@@ -233,9 +233,10 @@ class AsyncRuns:
         harness: str,
         graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
         settings: RunSettings | dict[str, Any] | None = None,
+        preflight: bool = True,
     ) -> Run:
-        """Queue a run of a registered harness."""
-        return await self._c.call(ops.start_run(dataset, harness, graders, settings))
+        """Queue a run of a registered harness (``preflight``: see ``Client``)."""
+        return await self._c.call(ops.start_run(dataset, harness, graders, settings, preflight))
 
     async def report(
         self,
@@ -321,11 +322,44 @@ class AsyncRuns:
                 raise TimeoutError(f"run {run_id} still {run.status} after {timeout_s} s")
             await asyncio.sleep(poll_s)
 
-    async def results(self, run_id: str, page_size: int = 500) -> AsyncIterator[CaseResult]:
+    async def resume(self, run_id: str, budget_usd: float | None = None) -> Run:
+        """Queue the run again; ``budget_usd``: a new cap for the rest of the run."""
+        return await self._c.call(ops.requeue_run(run_id, "resume", budget_usd))
+
+    async def retry(self, run_id: str, budget_usd: float | None = None) -> Run:
+        """Queue the run's errored pairs again; ``budget_usd`` as for :meth:`resume`."""
+        return await self._c.call(ops.requeue_run(run_id, "retry", budget_usd))
+
+    async def rescore(
+        self,
+        run_id: str,
+        graders: list[GraderSpec] | list[dict[str, Any]],
+        preflight: bool = True,
+    ) -> Scorecard:
+        """Grade the run's saved traces under another plan: a new scorecard."""
+        return await self._c.call(ops.rescore_run(run_id, graders, preflight))
+
+    async def scorecard_results(
+        self, scorecard_id: str, page_size: int = 500, outcome: str | None = None
+    ) -> AsyncIterator[CaseResult]:
+        """Every (case, sample) result of one scorecard, a page at a time."""
+        after: str | None = None
+        while True:
+            call = ops.list_scorecard_results(scorecard_id, after, page_size, outcome)
+            page = await self._c.call(call)
+            for result in page:
+                yield result
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
+                return
+            after = f"{page[-1].position}:{page[-1].sample}"
+
+    async def results(
+        self, run_id: str, page_size: int = 500, scorecard: str | None = None
+    ) -> AsyncIterator[CaseResult]:
         """Every (case, sample) result in dataset order, a page at a time."""
         after: str | None = None
         while True:
-            page = await self._c.call(ops.list_results(run_id, after, page_size))
+            page = await self._c.call(ops.list_results(run_id, after, page_size, scorecard))
             for result in page:
                 yield result
             if not page:  # a page may hold fewer than page_size (a byte bound): go on

@@ -284,9 +284,11 @@ class Runs:
         harness: str,
         graders: list[GraderSpec] | list[dict[str, Any]] | None = None,
         settings: RunSettings | dict[str, Any] | None = None,
+        preflight: bool = True,
     ) -> Run:
-        """Queue a run of a registered harness on ``dataset`` (the server's worker runs it)."""
-        return self._c.call(ops.start_run(dataset, harness, graders, settings))
+        """Queue a run of a registered harness on ``dataset`` (the server's worker runs it);
+        ``preflight``: the server asks each judge and openai-harness endpoint once first."""
+        return self._c.call(ops.start_run(dataset, harness, graders, settings, preflight))
 
     def report(
         self,
@@ -381,12 +383,47 @@ class Runs:
                 raise TimeoutError(f"run {run_id} still {run.status} after {timeout_s} s")
             time.sleep(poll_s)
 
-    def results(self, run_id: str, page_size: int = 500) -> Iterator[CaseResult]:
-        """Every (case, sample) result in dataset order, a page at a time (no traces;
-        a page stops early past the server's byte bound, so paging ends at an empty page)."""
+    def resume(self, run_id: str, budget_usd: float | None = None) -> Run:
+        """Queue the run again (only what is missing runs); ``budget_usd``: a new spend cap
+        for the rest of the run."""
+        return self._c.call(ops.requeue_run(run_id, "resume", budget_usd))
+
+    def retry(self, run_id: str, budget_usd: float | None = None) -> Run:
+        """Queue the run's errored pairs again; ``budget_usd`` as for :meth:`resume`."""
+        return self._c.call(ops.requeue_run(run_id, "retry", budget_usd))
+
+    def rescore(
+        self,
+        run_id: str,
+        graders: list[GraderSpec] | list[dict[str, Any]],
+        preflight: bool = True,
+    ) -> Scorecard:
+        """Grade the run's saved traces under another plan: a new scorecard."""
+        return self._c.call(ops.rescore_run(run_id, graders, preflight))
+
+    def scorecard_results(
+        self, scorecard_id: str, page_size: int = 500, outcome: str | None = None
+    ) -> Iterator[CaseResult]:
+        """Every (case, sample) result of one scorecard (a rescore's too) with its scores and
+        verdicts, in dataset order, a page at a time."""
         after: str | None = None
         while True:
-            page = self._c.call(ops.list_results(run_id, after, page_size))
+            call = ops.list_scorecard_results(scorecard_id, after, page_size, outcome)
+            page = self._c.call(call)
+            yield from page
+            if not page:  # a page may hold fewer than page_size (a byte bound): go on
+                return
+            after = f"{page[-1].position}:{page[-1].sample}"
+
+    def results(
+        self, run_id: str, page_size: int = 500, scorecard: str | None = None
+    ) -> Iterator[CaseResult]:
+        """Every (case, sample) result in dataset order, a page at a time (no traces; a page
+        stops early past the server's byte bound, so paging ends at an empty page), with the
+        scores of ``scorecard`` (one of the run's; default its own)."""
+        after: str | None = None
+        while True:
+            page = self._c.call(ops.list_results(run_id, after, page_size, scorecard))
             yield from page
             if not page:  # a page may hold fewer than page_size (a byte bound): go on
                 return

@@ -134,13 +134,23 @@ GRADER_IDS = (
 )
 
 
+def _config_rules(schema: dict[str, Any]) -> None:
+    """Each grader id's ``config`` schema (:mod:`benchbook.contracts.graders`, imported here:
+    it is defined after this module)."""
+    from benchbook.contracts.graders import plan_config_rules
+
+    plan_config_rules(schema)
+
+
 class RunGrader(GraderSpec):
     """A grader a run request names for its plan (``start_run``, ``report_run``,
     ``rescore_run``): ``id`` is one of :data:`GRADER_IDS`, as the JSON Schema's ``enum`` says.
     An unknown id is refused when the run is planned (``eval.graders.check_grader_ids``:
-    InvalidInput listing the known ids). A :class:`GraderSpec` instance is taken as one."""
+    InvalidInput listing the known ids), and so is a ``config`` key its grader does not take
+    (the schema's ``if``/``then`` rules per id say which). A :class:`GraderSpec` instance is
+    taken as one."""
 
-    model_config = ConfigDict(**STRICT, from_attributes=True)
+    model_config = ConfigDict(**STRICT, from_attributes=True, json_schema_extra=_config_rules)
     id: Annotated[NonEmptyStr, schema_rule(enum=list(GRADER_IDS))]
 
 

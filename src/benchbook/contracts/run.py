@@ -183,17 +183,23 @@ class RuntimeResult(BaseModel):
 
 
 CaseStatus = Literal["ok", "error", "not_run"]
-ResultFilter = Literal["passed", "failed", "errored", "not_run", "regressed", "fixed", "flaky"]
+ResultFilter = Literal[
+    "passed", "failed", "errored", "grader_error", "not_run", "regressed", "fixed", "flaky"
+]
 """Which results a page of a run shows (``regressed``/``fixed`` are against a baseline;
-``flaky``: cases whose verdict differs across samples or runs of the same harness@version)."""
+``flaky``: cases whose verdict differs across samples or runs of the same harness@version;
+``grader_error``: pairs whose grading could not decide)."""
 RESULT_FILTERS: tuple[ResultFilter, ...] = get_args(ResultFilter)
 
 
 class CaseResult(BaseModel):
     """One (case, sample) of a run (SPEC H.4).
 
-    ``passed`` is True when the harness finished (``ok``) and every score that gives a verdict
-    passed (at least one must); False otherwise; None for ``not_run``. ``position`` is the
+    ``passed`` is True when the harness finished (``ok``), no grader failed to decide and every
+    score that gives a verdict passed (at least one must); False otherwise; None for
+    ``not_run``. ``grader_error`` says what made it a *grader error* (SPEC H.6, fail closed):
+    ``"<metric>: <message>"`` of the first score with status ``error`` of a finished harness —
+    such a pair is never passed and is counted apart from harness errors. ``position`` is the
     case's 0-based position in the dataset version; ``"<position>:<sample>"`` of the last result
     of a page is the cursor of the next one.
     """
@@ -206,6 +212,7 @@ class CaseResult(BaseModel):
     error: str | None = None
     answer: str = ""
     passed: bool | None = None
+    grader_error: str | None = None
     scores: list[Score] = Field(default_factory=list)
     cost_usd: float | None = None
     duration_ms: NonNegativeInt = 0
@@ -299,7 +306,8 @@ class Interval(BaseModel):
 
 
 class RunCounts(BaseModel):
-    """Progress of a run in (case, sample) units."""
+    """Progress of a run in (case, sample) units: ``error`` counts harness errors,
+    ``grader_errors`` the ``ok`` pairs whose grading could not decide (SPEC H.6; never passed)."""
 
     model_config = STRICT
     total: NonNegativeInt = 0
@@ -308,13 +316,16 @@ class RunCounts(BaseModel):
     error: NonNegativeInt = 0
     not_run: NonNegativeInt = 0
     passed: NonNegativeInt = 0
+    grader_errors: NonNegativeInt = 0
 
 
 class StartRunRequest(BaseModel):
     """``start_run``'s body: what to run, on which data, graded how.
 
     ``dataset`` and ``harness`` are ``id`` or ``id@ref`` (a version, a tag or ``latest``;
-    default ``latest``). ``graders`` replace each case's own graders when given.
+    default ``latest``). ``graders`` replace each case's own graders when given. ``preflight``
+    (default true): ask every model endpoint the run needs (its judges, an ``openai`` harness)
+    once before storing the run, and refuse it when one does not answer.
     """
 
     model_config = STRICT_EAGER
@@ -322,14 +333,30 @@ class StartRunRequest(BaseModel):
     harness: IdRef
     graders: list[RunGrader] | None = None
     settings: RunSettings = Field(default_factory=RunSettings)
+    preflight: JsonBool = True
 
 
 class ErrorCount(BaseModel):
-    """One distinct harness error message of a run and how many (case, sample) pairs had it."""
+    """One distinct error message of a run and how many (case, sample) pairs had it:
+    ``kind`` ``harness`` (the harness or its environment failed) or ``grader`` (grading could
+    not decide, SPEC H.6)."""
 
     model_config = STRICT
     error: str
     count: PositiveInt
+    kind: Literal["harness", "grader"] = "harness"
+
+
+class BudgetCap(BaseModel):
+    """A spend cap a run was given after it started (``runs resume``/``retry --budget-usd``):
+    the new cap in USD for the rest of the run, who set it and when (UTC), and what the run had
+    spent before it (not counted against it)."""
+
+    model_config = STRICT
+    budget_usd: Annotated[JsonFloat, Field(ge=0)]
+    set_by: str
+    set_at: datetime
+    spent_before_usd: float = 0.0
 
 
 RunOrigin = Literal["native", "reported", "imported"]
@@ -338,9 +365,11 @@ harness's answers sent to ``report_run``, graded here), ``imported`` (another to
 
 
 class Run(BaseModel):
-    """A run record (SPEC H.4, H.9); ``top_errors`` are the five most frequent error
-    messages, so a run whose cases all failed says why without opening a trace. ``origin``
-    says where the results came from and ``reported_by`` who reported them (a user id)."""
+    """A run record (SPEC H.4, H.9); ``top_errors`` are the most frequent error messages
+    (harness errors, then grader errors, five of each at most), so a run whose cases all failed
+    says why without opening a trace; ``budget_caps`` the caps given since it started (the last
+    one applies). ``origin`` says where the results came from and ``reported_by`` who reported
+    them (a user id)."""
 
     model_config = STRICT
     id: str
@@ -360,6 +389,7 @@ class Run(BaseModel):
     pass_interval: Interval | None = None
     error: str | None = None
     top_errors: list[ErrorCount] = Field(default_factory=list)
+    budget_caps: list[BudgetCap] = Field(default_factory=list)
     created_by: str | None = None
     created_at: datetime
     started_at: datetime | None = None

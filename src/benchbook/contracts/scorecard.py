@@ -57,12 +57,18 @@ class Scorecard(BaseModel):
             None when n = 0, or when no grader gave a pass/fail (a plan that only measures,
             such as ``localization``; pass@k and pass^k are then empty too).
         errors: pairs whose harness errored (counted as failed); ``not_run``: never started.
+        grader_errors: pairs whose harness finished but whose grading could not decide (a
+            grader's error, an unparseable or incomplete judge reply): never passed, counted
+            as failed in ``n`` and apart from ``errors`` (SPEC H.6, fail closed).
         limits: ``agent`` pairs that ended at a limit without an answer, by limit
             (``{steps: 3, time: 1}``) — finished, graded (an empty answer), not errors.
         pass_at_k: ``{k: value}`` — Chen et al. 2021 unbiased estimator averaged over cases,
             for k = 1..repeats; ``pass_hat_k`` — pass^k (all k samples pass), same k.
         metrics: per-metric summaries keyed by metric name.
-        tokens_input, tokens_output: summed usage; ``cost_usd`` summed priced cost.
+        tokens_input, tokens_output: the harness's summed usage; ``cost_usd`` its summed
+            priced cost (an exact decimal sum, rounded once to a float).
+        judge_tokens_input, judge_tokens_output, judge_cost_usd: the same for the judge
+            calls made while grading (cached verdicts cost nothing), kept apart.
         pricing_sha256: sha256 of the pricing table the costs came from.
         localization: with a ``localization`` grader, the aggregates of its per-case metrics
             (``benchbook.eval.localization.aggregate``, LOCALIZATION §4): ``{instances,
@@ -87,6 +93,7 @@ class Scorecard(BaseModel):
     n: NonNegativeInt = 0
     passed: NonNegativeInt = 0
     errors: NonNegativeInt = 0
+    grader_errors: NonNegativeInt = 0
     not_run: NonNegativeInt = 0
     limits: dict[str, NonNegativeInt] = Field(default_factory=dict)
     pass_rate: float | None = None
@@ -97,6 +104,9 @@ class Scorecard(BaseModel):
     tokens_input: NonNegativeInt = 0
     tokens_output: NonNegativeInt = 0
     cost_usd: float = 0.0
+    judge_tokens_input: NonNegativeInt = 0
+    judge_tokens_output: NonNegativeInt = 0
+    judge_cost_usd: float = 0.0
     latency: LatencySummary = Field(default_factory=LatencySummary)
     pricing_sha256: str | None = None
     localization: dict[str, JsonValue] | None = None

@@ -25,6 +25,7 @@ from pydantic import JsonValue
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
+from benchbook.contracts.scorecard import PricingTable
 from benchbook.runtime.sandbox import SandboxPolicy
 
 
@@ -74,11 +75,38 @@ class Grading:
             ``api_key_secret`` is looked up here.
         verdicts: the judge verdict cache; None disables caching.
         model_calls: incremented by every model call a judge makes (tests and reports).
+        pricing: the price table a judge call's cost comes from (None: unpriced).
     """
 
     secrets: Mapping[str, str] = field(default_factory=dict)
     verdicts: VerdictCache | None = None
     model_calls: int = 0
+    pricing: PricingTable | None = None
+
+
+def grader_error_of(scores: list[Score]) -> str | None:
+    """What makes a finished (case, sample) a *grader error* (SPEC H.6, fail closed):
+    ``"<metric>: <message>"`` of the first score with status ``error`` (a grader's own failure,
+    an unparseable or incomplete judge reply, a missing criterion or milestone), cut at 500
+    characters; None when every grader decided or was skipped."""
+    for score in scores:
+        if score.status == "error":
+            message = score.detail.get("error")
+            text = f"{score.metric}: {message if isinstance(message, str) else 'error'}"
+            return text[:500]
+    return None
+
+
+def decide_passed(status: str, scores: list[Score]) -> bool | None:
+    """A (case, sample) passes when its harness finished, no grader failed to decide, and
+    every score that gives a verdict passed (at least one must). An errored harness or a grader
+    error fails; no verdict at all (only measurements or skips) → None."""
+    if status != "ok" or grader_error_of(scores) is not None:
+        return False
+    verdicts = [s.passed for s in scores if s.passed is not None]
+    if not verdicts:
+        return None
+    return all(verdicts)
 
 
 async def grade_submission(

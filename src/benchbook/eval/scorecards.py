@@ -13,7 +13,9 @@ Counting rules (SPEC H.6):
 - ``limits`` = ``agent`` pairs that ended at a limit (``{steps: n}``), finished and graded, never
   errors.
 - ``passed`` = pairs with ``passed is True``; ``errors`` = pairs whose harness errored, which
-  count as failed in the pass rate (they are in ``n``, never in ``passed``).
+  count as failed in the pass rate (they are in ``n``, never in ``passed``); ``grader_errors``
+  = finished pairs whose grading could not decide (fail closed: failed, never passed, and no
+  verdict — a plan whose every pair is a grader error has no pass rate).
 - ``pass_rate`` = passed / n (None when n = 0) with the Wilson (1927) 95% score interval.
   Also None when no grader gave a verdict: pairs whose harness finished exist, but none got a
   pass/fail from any score (a plan that only measures, such as ``localization``: coverage and
@@ -24,7 +26,9 @@ Counting rules (SPEC H.6):
   over its finished samples, averaged over the cases with ≥ k finished samples; empty when the
   pass rate is None for want of verdicts.
 - per-metric mean/min/max over scores with status ``ok``; error and skipped scores counted.
-- tokens and cost summed over the ``ok`` + ``error`` pairs (an unpriced pair adds 0 USD);
+- tokens and cost summed over the ``ok`` + ``error`` pairs (an unpriced pair adds 0 USD), the
+  cost in decimal arithmetic on each pair's cost as written and rounded once; the judges'
+  tokens and cost (from each judge call's record) summed apart, the same way;
   latency p50/p95/max in ms over the same pairs, nearest-rank (no interpolation).
 """
 
@@ -34,6 +38,7 @@ import math
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass
+from decimal import Decimal
 from statistics import NormalDist
 from typing import Any
 
@@ -187,11 +192,12 @@ class ScorecardBuilder:
         self._per_case: dict[str, list[int]] = {}  # case id → [finished samples, passed samples]
         self._metrics: dict[str, _MetricTotals] = {}
         self._durations_ms: array[int] = array("q")
-        self._counts = {"n": 0, "passed": 0, "errors": 0, "not_run": 0}
+        self._counts = {"n": 0, "passed": 0, "errors": 0, "grader_errors": 0, "not_run": 0}
         self._limits: dict[str, int] = {}  # agent limit → pairs it ended
         self._finished = self._verdicts = 0  # ok pairs; ok pairs with a pass/fail
-        self._tokens = [0, 0]
-        self._cost_usd = 0.0
+        self._tokens = [0, 0, 0, 0]  # harness input, output; judge input, output
+        self._cost_usd = Decimal(0)  # exact sums: each cost's shortest repr, rounded once
+        self._judge_cost_usd = Decimal(0)
         self._localization: list[dict[str, Any]] = []  # per-pair rows for the aggregates
 
     def add(self, result: CaseResult, usage: Usage | None = None, limit: str | None = None) -> None:
@@ -216,7 +222,8 @@ class ScorecardBuilder:
         self._counts["errors"] += result.status == "error"
         if result.status == "ok":
             self._finished += 1
-            self._verdicts += result.passed is not None
+            self._counts["grader_errors"] += result.grader_error is not None
+            self._verdicts += result.grader_error is None and result.passed is not None
         self._durations_ms.append(result.duration_ms)
         if limit is None and result.trace is not None:
             limit = result.trace.limit
@@ -226,7 +233,20 @@ class ScorecardBuilder:
             self._metrics.setdefault(score.metric, _MetricTotals()).add(score)
             if score.metric == "localization":
                 self._add_localization(score)
+            call = score.detail.get("call") if score.grader == "judge" else None
+            if isinstance(call, dict):
+                self._add_judge_call(call)
         self._add_usage(result, usage)
+
+    def _add_judge_call(self, call: dict[str, Any]) -> None:
+        """Add a judge call's tokens and cost (its record: :class:`~benchbook.eval.judges.
+        JudgeCall`) to the judge totals, kept apart from the harness's."""
+        for i, key in ((2, "input_tokens"), (3, "output_tokens")):
+            value = call.get(key)
+            self._tokens[i] += value if isinstance(value, int) else 0
+        cost = call.get("cost_usd")
+        if isinstance(cost, int | float):
+            self._judge_cost_usd += Decimal(repr(cost))
 
     def _add_localization(self, score: Score) -> None:
         """Keep what :func:`~benchbook.eval.localization.aggregate` reads of one score: the
@@ -259,7 +279,8 @@ class ScorecardBuilder:
             self._tokens[0] += usage.input_tokens
             self._tokens[1] += usage.output_tokens
         cost = result.cost_usd if result.cost_usd is not None else (trace and trace.cost_usd)
-        self._cost_usd += cost or 0.0
+        if cost:
+            self._cost_usd += Decimal(repr(cost))
 
     def _averaged(self, per_case: Callable[[int, int, int], float]) -> dict[str, float]:
         """``{str(k): mean over cases with ≥ k finished samples of per_case(n, c, k)}``."""
@@ -274,8 +295,9 @@ class ScorecardBuilder:
         """The scorecard's summary fields, ready for ``Scorecard(**header, **summary)``.
 
         Returns:
-            ``{cases, n, passed, errors, not_run, limits, pass_rate, pass_interval, pass_at_k,
-            pass_hat_k, metrics, tokens_input, tokens_output, cost_usd, latency}`` (see
+            ``{cases, n, passed, errors, grader_errors, not_run, limits, pass_rate,
+            pass_interval, pass_at_k, pass_hat_k, metrics, tokens_input, tokens_output,
+            cost_usd, judge_tokens_input, judge_tokens_output, judge_cost_usd, latency}`` (see
             :class:`~benchbook.contracts.scorecard.Scorecard`); ``repeats`` is left to the caller.
         """
         n, passed = self._counts["n"], self._counts["passed"]
@@ -295,7 +317,10 @@ class ScorecardBuilder:
             ),
             "tokens_input": self._tokens[0],
             "tokens_output": self._tokens[1],
-            "cost_usd": self._cost_usd,
+            "cost_usd": float(self._cost_usd),
+            "judge_tokens_input": self._tokens[2],
+            "judge_tokens_output": self._tokens[3],
+            "judge_cost_usd": float(self._judge_cost_usd),
             "latency": LatencySummary(
                 p50_ms=nearest_rank(durations, 50),
                 p95_ms=nearest_rank(durations, 95),

@@ -10,6 +10,11 @@ GRADERS = (
     ' or a judge [{"id": "judge", "config": {"rubric": …, "base_url": …, "model": …}}].'
 )
 
+BUDGET = (
+    "Optional new spend cap in USD for the rest of the run (what it may spend from now on);"
+    " recorded with who set it and when."
+)
+
 GUIDES: dict[str, ToolGuide] = {
     "start_run": ToolGuide(
         advice=(
@@ -78,8 +83,26 @@ GUIDES: dict[str, ToolGuide] = {
         parameters={
             "run_id": RUN_ID,
             "limit": "Results per page, 1-500.",
-            "outcome": "passed, failed (errored included), errored, not_run; regressed or"
-            " fixed against 'baseline'.",
+            "outcome": "passed, failed (errored included), errored, grader_error, not_run;"
+            " regressed or fixed against 'baseline'.",
+            "search": "Only case ids containing this text (case-insensitive).",
+            "baseline": "For regressed/fixed: a scorecard id, run id or scorecard tag.",
+            "scorecard": "One of the run's scorecards (a rescore's sc_…); default its own.",
+        },
+        read_only=True,
+    ),
+    "list_scorecard_results": ToolGuide(
+        advice=(
+            "The per-case results of one scorecard — a rescore's included — with its scores,"
+            " verdicts and grader errors. Page with 'after' = the last result's"
+            " 'position:sample' cursor."
+        ),
+        parameters={
+            "scorecard_id": "The scorecard id (sc_…), e.g. from rescore_run or list_scorecards.",
+            "after": "The previous page's last 'position:sample' cursor.",
+            "limit": "Results per page, 1-500.",
+            "outcome": "passed, failed, errored, grader_error, not_run; regressed or fixed"
+            " against 'baseline'.",
             "search": "Only case ids containing this text (case-insensitive).",
             "baseline": "For regressed/fixed: a scorecard id, run id or scorecard tag.",
         },
@@ -116,11 +139,11 @@ GUIDES: dict[str, ToolGuide] = {
     ),
     "resume_run": ToolGuide(
         advice="Queues the run again; only (case, sample) pairs without a result run.",
-        parameters={"run_id": RUN_ID},
+        parameters={"run_id": RUN_ID, "budget_usd": BUDGET},
     ),
     "retry_run": ToolGuide(
         advice="Queues the run's errored pairs again, into the same run.",
-        parameters={"run_id": RUN_ID},
+        parameters={"run_id": RUN_ID, "budget_usd": BUDGET},
     ),
     "rescore_run": ToolGuide(
         advice=(
@@ -128,7 +151,11 @@ GUIDES: dict[str, ToolGuide] = {
             "new scorecard; the run's own scorecard is unchanged. Unchanged judges reuse their "
             "cached verdicts (no model call)."
         ),
-        parameters={"run_id": RUN_ID, "graders": GRADERS},
+        parameters={
+            "run_id": RUN_ID,
+            "graders": GRADERS,
+            "preflight": "Ask each judge endpoint once first (default true).",
+        },
     ),
     "list_scorecards": ToolGuide(parameters={"run_id": RUN_ID}, read_only=True),
     "get_scorecard": ToolGuide(

@@ -14,7 +14,8 @@ Debian's bubblewrap (``bwrap``, the sandbox Flatpak uses; see ``docs/security.md
   ``sys.executable``), the policy's extra read-only paths, the call's ``readable`` paths
   read-only, and the call's ``writable`` paths (the case's workdir) read-write — each at its
   own path, so ``{workdir}`` and the ``BENCHBOOK_*`` file paths mean the same inside;
-- a fresh ``/proc`` (only the sandbox's processes), a minimal ``/dev``, an empty private ``/tmp``;
+- a fresh ``/proc`` (only the sandbox's processes), a minimal ``/dev``, a private ``/tmp`` (a
+  tmpfs: empty but for the directories leading to a path bound under the host's ``/tmp``);
 - exactly the environment the caller passes (nothing of the server's);
 - ``--die-with-parent`` and ``--new-session``: bwrap is PID 1 of the namespace, so when the
   command ends, when the case is killed (SIGKILL of bwrap) or when the server dies (even by
@@ -27,8 +28,9 @@ Paths under :attr:`SandboxPolicy.denied_paths` (``BENCHBOOK_HOME``: the database
 mirrors) are never bound, whatever a caller asks: :class:`SandboxError`.
 
 With ``SandboxPolicy.enabled`` False (``BENCHBOOK_SANDBOX=off``, refused on installations with
-more than one user or workspace) the process starts unsandboxed, in its own session and with the
-same explicit environment, and its process group is killed at the end. When bwrap is missing and
+more than one user or workspace, or whose one user is not an installation admin) the process
+starts unsandboxed, in its own session and with the same explicit environment, and its process
+group is killed at the end. When bwrap is missing and
 the sandbox is on, nothing starts: :class:`SandboxUnavailable` names the requirement.
 """
 
@@ -101,6 +103,11 @@ class SandboxPolicy:
     denied_paths: tuple[Path, ...] = ()
     python_prefixes: bool = True
     allowed_inside: tuple[Path, ...] = ()
+
+    def may_bind(self, path: Path) -> bool:
+        """Whether ``path`` may be bound: it neither holds nor lies in a denied path (unless
+        inside ``allowed_inside``)."""
+        return _allowed(self, path)
 
     def check_available(self) -> None:
         """Raise :class:`SandboxUnavailable` when the sandbox is on and bwrap is missing."""

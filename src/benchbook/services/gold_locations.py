@@ -9,12 +9,15 @@ is read from the mirror cache when it is there).
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from benchbook.contracts.dataset import Case, GitSource
 from benchbook.contracts.localization import GoldFile, GoldLocations, GoldSymbolOut
 from benchbook.datasets.gold import FileGold, LineRange, gold_locations, patch_lines
 from benchbook.errors import InvalidInput
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.localization import gold_spans
+from benchbook.runtime.environments.mirrors import has_commit
 from benchbook.services.bounds import check_text
 from benchbook.services.context import Context
 from benchbook.services.datasets import get_case
@@ -57,6 +60,11 @@ def gold_file(fg: FileGold) -> GoldFile:
     )
 
 
+def _owner_name(url: str) -> str:
+    """``owner/name`` of a repository URL (``https://github.com/pydata/xarray.git``)."""
+    return urlsplit(url).path.strip("/").removesuffix(".git")
+
+
 def _of_case(ctx: Context, dataset: str, case_id: str) -> GoldLocations:
     dataset_id, ref = split_ref(dataset, "dataset")
     case: Case = get_case(ctx, dataset_id, ref, case_id)
@@ -64,8 +72,13 @@ def _of_case(ctx: Context, dataset: str, case_id: str) -> GoldLocations:
     source = getattr(case.env, "source", None)
     mirror = mirror_of(ctx, case)
     checkout = None
-    if mirror is not None and isinstance(source, GitSource):
+    if mirror is not None and isinstance(source, GitSource) and has_commit(mirror, source.ref):
         checkout, out.base = Checkout.from_git(mirror, source.ref), "mirror"
+    elif mirror is not None and isinstance(source, GitSource):
+        out.warnings.append(
+            f"commit {source.ref} is not in the mirror of {_owner_name(source.git)} (a shallow "
+            "mirror?): lines only, no definitions (benchbook mirrors add a source holding it)"
+        )
     elif isinstance(source, GitSource):
         out.warnings.append(
             f"no mirror of {source.git} in the cache: lines only, no definitions "
@@ -92,7 +105,8 @@ def derive_gold_locations(
         Forbidden: without ``datasets:read``.
         NotFound: unknown dataset, version or case (or another workspace's).
         InvalidInput: neither or both of a case and a patch; the patch is not a unified diff
-            (a hunk longer or shorter than its header names the header); the case has no gold.
+            (no ``---``/``+++`` file header; a hunk longer or shorter than its header names the
+            header); the case has no gold.
     """
     ctx.require("datasets:read")
     if patch is not None and (dataset or case_id):
@@ -104,6 +118,10 @@ def derive_gold_locations(
         if len(patch.encode()) > MAX_PATCH_BYTES:
             raise InvalidInput(f"patch: larger than {MAX_PATCH_BYTES} bytes", {"field": "patch"})
         files = patch_lines(patch)
+        if not files:
+            raise InvalidInput(
+                "patch: not a unified diff: no file header (---/+++) found", {"field": "patch"}
+            )
         spans_case = Case(id="patch", env={"kind": "prompt"}, task="-", metadata={"patch": patch})
         return GoldLocations(
             files=[gold_file(fg) for fg in files], spans=list(gold_spans(spans_case))

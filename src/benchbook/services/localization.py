@@ -76,7 +76,7 @@ def saved_cases(ctx: Context, run: repo.RunRow, sample: int) -> Iterator[SavedCa
             if r.status != "ok":
                 yield SkippedCase(case_id=r.case_id, sample=r.sample, reason=f"status {r.status}")
                 continue
-            _, score_json = scores.get((r.case_id, r.sample), (None, "[]"))
+            _, score_json, _ = scores.get((r.case_id, r.sample), (None, "[]", None))
             yield SavedCase(
                 case=Case.model_validate_json(cases[r.position]),
                 sample=r.sample,

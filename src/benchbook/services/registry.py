@@ -111,6 +111,7 @@ OPERATIONS: dict[str, Callable[..., Any]] = {
         runs.list_runs,
         runs.get_run,
         run_results.list_run_results,
+        run_results.list_scorecard_results,
         run_results.get_run_trace,
         run_exports.export_run,
         run_results.export_run_trace,

@@ -16,10 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import tempfile
 import threading
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import orjson
 from pydantic import JsonValue
@@ -37,6 +35,7 @@ from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
 from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
+from benchbook.services.budgets import current_budget
 from benchbook.services.code_rules import CodeResolver
 from benchbook.services.context import Context, Principal
 from benchbook.services.harnesses import load_harness
@@ -53,7 +52,7 @@ from benchbook.services.masking import mask_model, mask_text, masked_values
 from benchbook.services.reproducibility import finish_record
 from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import load_run, run_view
-from benchbook.services.sandboxing import check_sandbox, sandbox_policy
+from benchbook.services.sandboxing import check_sandbox, default_work_root, sandbox_policy
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
@@ -153,7 +152,10 @@ class StoreSink:
             self.counts[r.status] += 1
             self.counts["done"] += r.status != "not_run"
             self.counts["passed"] += bool(r.passed)
-            self.counts["verdicts"] += r.status == "ok" and r.passed is not None
+            self.counts["grader_errors"] += r.status == "ok" and r.grader_error is not None
+            self.counts["verdicts"] += (
+                r.status == "ok" and r.grader_error is None and r.passed is not None
+            )
             self.spent += r.cost_usd or 0.0
         if self.progress is not None:
             self.progress(dict(self.counts), self.spent)
@@ -180,6 +182,7 @@ class StoreSink:
             trace_path=path,
             trace_sha256=digest,
             scores=orjson.dumps([s.model_dump(mode="json") for s in r.scores]).decode(),
+            grader_error=r.grader_error,
             agent_limit=r.trace.limit if r.trace is not None else None,
         )
 
@@ -211,7 +214,7 @@ class StoreSink:
 def runtime_config(settings: Settings) -> RuntimeConfig:
     """The runtime's paths, sandbox and browser egress from the settings (work root default:
     ``<tmp>/benchbook-work``)."""
-    work_root = settings.work_root or Path(tempfile.gettempdir()) / "benchbook-work"
+    work_root = default_work_root(settings)
     return RuntimeConfig(
         work_root=work_root,
         mirrors=settings.home / "mirrors",
@@ -324,17 +327,22 @@ def _execute(
         for name in secret_names(harness):  # resolved here, so masked whatever the executor
             secrets.get(name)
         code = CodeResolver(ctx.engine.connect, row.workspace)
+        budget = current_budget(row, settings)
         ex = Execution(
             harness=harness,
             graders=code.plan(plan.graders),
             runtime=runtime_config(ctx.settings),
             secrets=secrets,
             pricing=pricing,
-            grading=Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, row.workspace)),
+            grading=Grading(
+                secrets=secrets,
+                verdicts=StoreVerdictCache(ctx.engine, row.workspace),
+                pricing=pricing,
+            ),
             concurrency=settings.concurrency,
             timeout_s=settings.timeout_s,
-            budget_usd=settings.budget_usd,
-            spent_usd=row.spent_usd,
+            budget_usd=budget[0],
+            spent_usd=budget[1],
         )
         items = _items(ctx.engine, row, settings, code)
         if settings.executor == "ray":
@@ -365,20 +373,29 @@ def _execute(
 
 def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing_sha: str) -> Run:
     """End a run ``sink``'s worker holds: its scorecard's summary, the reproducibility record,
-    the ``outcome`` status; a run taken over meanwhile is left to its new holder (the lease is
-    renewed in the same transaction, so nobody takes it over in between)."""
+    the ``outcome`` status (``failed`` instead of ``finished`` when every pair that ran
+    errored, the top error in ``error``); a run taken over meanwhile is left to its new
+    holder (the lease is renewed in the same transaction, so nobody takes it over in
+    between)."""
     with ctx.engine.begin() as conn:
         if not sink.renew_in(conn):
             return _view(ctx, run_id)  # taken over: the new holder finishes it
         current = repo.get_run(conn, run_id)
         assert current is not None
-        scorecards.finalize(conn, ctx.settings, current, current.scorecard_id, pricing_sha)
+        card = scorecards.finalize(conn, ctx.settings, current, current.scorecard_id, pricing_sha)
         finished_at = utcnow()
         record = finish_record(conn, ctx.settings, current, finished_at)
+        error = None
+        if outcome == "finished" and card is not None and card.n and card.errors == card.n:
+            # Nothing ran to the end: a failed run, never a finished one with a 0% pass rate.
+            top = repo.top_errors(conn, run_id, limit=1)
+            cause = f": {top[0][0]}" if top else ""
+            outcome, error = "failed", f"every (case, sample) errored ({card.errors:,}){cause}"
         repo.set_run(
             conn,
             run_id,
             status=outcome,
+            error=error,
             finished_at=finished_at,
             reproducibility=orjson.dumps(record).decode(),
             claimed_by=None,

@@ -38,7 +38,7 @@ from benchbook.contracts.run import ReportedResult, ReportRunRequest, RunPlan
 from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.datasets.versions import is_semver
 from benchbook.errors import ContentConflict, InvalidInput
-from benchbook.eval.executors.local import decide_passed
+from benchbook.eval.grading import decide_passed, grader_error_of
 from benchbook.eval.interop.foreign import ForeignLog, ForeignSample
 from benchbook.eval.interop.inspect_logs import LogLimits, log_format, read_inspect_log
 from benchbook.eval.interop.lm_eval_samples import read_lm_eval_output
@@ -48,6 +48,7 @@ from benchbook.services.resolve import resolve_version
 from benchbook.services.run_reports import store_reported_run
 from benchbook.services.runs import iter_cases, load_run, split_ref
 from benchbook.services.scorecards import store_scorecard
+from benchbook.store.runs import ScoreRow
 
 SHOWN = 20
 LISTED = 100
@@ -292,11 +293,12 @@ def _register(
     )
     del results
     run = store_reported_run(ctx, request, imported=log.record)
-    rows = []
+    rows: list[ScoreRow] = []
     for case_id, s in matched:
         status = "error" if s.error is not None else "ok"
         dumped = orjson.dumps([x.model_dump(mode="json") for x in s.scores]).decode()
-        rows.append((case_id, s.sample, decide_passed(status, s.scores), dumped))
+        failed = grader_error_of(s.scores) if status == "ok" else None
+        rows.append((case_id, s.sample, decide_passed(status, s.scores), dumped, failed))
     config: dict[str, JsonValue] = {
         "source": "import",
         "tool_version": log.tool_version,

@@ -27,9 +27,15 @@ from benchbook.contracts.run import (
     Trace,
 )
 from benchbook.errors import InvalidInput, NotFound
-from benchbook.eval.executors.local import FinishedItem, decide_passed
-from benchbook.eval.graders import check_grader_ids
-from benchbook.eval.grading import Grading, Submission, grade_submission
+from benchbook.eval.executors.local import FinishedItem
+from benchbook.eval.grading import (
+    Grading,
+    Submission,
+    decide_passed,
+    grade_submission,
+    grader_error_of,
+)
+from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.pricing import load_pricing, price_usd
 from benchbook.eval.sync import run_sync
 from benchbook.services.context import Context
@@ -150,7 +156,7 @@ def store_reported_run(
     # The dataset first: an unknown one is 404 whatever the rows or graders say.
     exact, cases = _cases(ctx, request)
     _check_rows(request.results)
-    check_grader_ids(request.graders or [])
+    check_plan(request.graders or [])
     if not request.graders:
         for _, case in cases.values():
             check_stored_grader_ids(case)
@@ -201,6 +207,7 @@ def store_reported_run(
             error=reported.error,
             answer=reported.answer,
             passed=decide_passed(status, scores),
+            grader_error=grader_error_of(scores),
             scores=scores,
             cost_usd=trace.cost_usd,
             duration_ms=trace.duration_ms,

@@ -33,9 +33,11 @@ def list_run_results(
     outcome: ResultFilter | None = None,
     search: str | None = None,
     baseline: str | None = None,
+    scorecard: str | None = None,
 ) -> list[CaseResult]:
-    """A page of the run's (case, sample) results in dataset order, with the primary
-    scorecard's scores and without traces (read one with :func:`get_run_trace`).
+    """A page of the run's (case, sample) results in dataset order, with one scorecard's
+    scores and verdicts (the run's own by default) and without traces (read one with
+    :func:`get_run_trace`).
 
     A page also stops before its answers, errors and scores pass ``max_page_bytes``
     characters (16 MiB; at least one result), so it may hold fewer than ``limit``: continue
@@ -45,20 +47,82 @@ def list_run_results(
         after: the cursor ``"<position>:<sample>"`` of the last result of the previous page.
         limit: 1–500.
         outcome: only ``passed``, ``failed`` (errored ones included: they count as failed),
-            ``errored``, ``not_run``, or — against ``baseline`` — ``regressed`` (passed in
-            the baseline, not here) or ``fixed`` (the reverse), as ``compare_scorecards``
-            decides them; ``flaky``: cases whose verdict differs across this run's samples or
-            its harness@version's other ended runs on this dataset version.
+            ``errored`` (the harness failed), ``grader_error`` (grading could not decide),
+            ``not_run``, or — against ``baseline`` — ``regressed`` (passed in the baseline,
+            not here) or ``fixed`` (the reverse), as ``compare_scorecards`` decides them;
+            ``flaky``: cases whose verdict differs across this run's samples or its
+            harness@version's other ended runs on this dataset version; decided under
+            ``scorecard``.
         search: only case ids containing this text (case-insensitive).
         baseline: for ``regressed``/``fixed``: a scorecard id, a run id (its own scorecard)
             or a scorecard tag of this run's dataset id.
+        scorecard: one of this run's scorecards (a rescore's id); None: the run's own.
 
     Raises:
         InvalidInput: a bad cursor or limit; ``regressed``/``fixed`` without a baseline; a
             baseline of another dataset id.
-        NotFound: unknown run, baseline or tag (or another workspace's).
+        NotFound: unknown run, scorecard, baseline or tag (or another workspace's), or a
+            scorecard of another run.
     """
     ctx.require("runs:read")
+    with ctx.engine.connect() as conn:
+        row = load_run(conn, ctx, run_id)
+        card_id = _scorecard_of(conn, row, scorecard)
+    return _result_page(ctx, row, card_id, after, limit, outcome, search, baseline)
+
+
+def list_scorecard_results(
+    ctx: Context,
+    scorecard_id: str,
+    after: str | None = None,
+    limit: int = 100,
+    outcome: ResultFilter | None = None,
+    search: str | None = None,
+    baseline: str | None = None,
+) -> list[CaseResult]:
+    """A page of one scorecard's (case, sample) results (a rescore's or a run's own), in
+    dataset order with that scorecard's scores and verdicts — :func:`list_run_results` of the
+    scorecard's run with ``scorecard`` set; the same cursor, limit and filters.
+
+    Raises:
+        InvalidInput: as :func:`list_run_results`.
+        NotFound: unknown scorecard (or another workspace's), baseline or tag.
+    """
+    ctx.require("runs:read")
+    from benchbook.services.scorecards import load_scorecard
+
+    with ctx.engine.connect() as conn:
+        head, row = load_scorecard(conn, ctx, scorecard_id)
+    return _result_page(ctx, row, head.id, after, limit, outcome, search, baseline)
+
+
+def _scorecard_of(conn: Connection, row: repo.RunRow, scorecard: str | None) -> str | None:
+    """The id of ``row``'s scorecard named ``scorecard`` (None: the run's own).
+
+    Raises:
+        NotFound: no such scorecard of this run.
+    """
+    if scorecard is None or scorecard == row.scorecard_id:
+        return row.scorecard_id
+    head = repo.get_scorecard(conn, scorecard)
+    if head is None or head.run_id != row.id:
+        raise NotFound(
+            f"scorecard {scorecard!r} is not a scorecard of run {row.id}",
+            {"id": row.id, "scorecard": scorecard},
+        )
+    return str(head.id)
+
+
+def _result_page(
+    ctx: Context,
+    row: repo.RunRow,
+    scorecard_id: str | None,
+    after: str | None,
+    limit: int,
+    outcome: ResultFilter | None,
+    search: str | None,
+    baseline: str | None,
+) -> list[CaseResult]:
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
     if outcome is not None and outcome not in RESULT_FILTERS:
@@ -70,19 +134,19 @@ def list_run_results(
     if search is not None and len(search) > MAX_SEARCH:
         raise InvalidInput(f"search: at most {MAX_SEARCH} characters", {"search": search[:80]})
     with ctx.engine.connect() as conn:
-        row = load_run(conn, ctx, run_id)
         flaky: tuple[str, ...] = ()
         if outcome == "flaky":
-            flaky = (run_id, *history_repo.sibling_runs(conn, run_id, ctx.workspace))
+            flaky = (row.id, *history_repo.sibling_runs(conn, row.id, ctx.workspace))
         query = repo.ResultQuery(
-            scorecard_id=row.scorecard_id,
+            scorecard_id=scorecard_id,
             outcome=outcome,
             search=search or None,
             baseline=_baseline(conn, ctx, row, outcome, baseline),
+            own=scorecard_id == row.scorecard_id,
             flaky_among=flaky,
         )
         rows = repo.scored_result_page(
-            conn, run_id, query, cursor, limit, ctx.settings.max_page_bytes
+            conn, row.id, query, cursor, limit, ctx.settings.max_page_bytes
         )
     return [_result(r) for r in rows]
 
@@ -116,6 +180,7 @@ def _result(r: Any, trace: Trace | None = None) -> CaseResult:
         error=r.error,
         answer=r.answer,
         passed=r.passed,
+        grader_error=r.grader_error if r.status == "ok" else None,
         scores=[Score.model_validate(s) for s in orjson.loads(r.scores or "[]")],
         cost_usd=r.cost_usd,
         duration_ms=r.duration_ms,
@@ -133,20 +198,25 @@ def check_sample(sample: int) -> None:
         )
 
 
-def get_run_result(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> CaseResult:
-    """One (case, sample) result of a run with its primary scorecard's scores and its full
-    trace (None when the result has none, e.g. ``not_run``). Not an operation: the case
-    trace page's read, :func:`get_run_trace` plus the result row.
+def get_run_result(
+    ctx: Context, run_id: str, case_id: str, sample: int = 0, scorecard: str | None = None
+) -> CaseResult:
+    """One (case, sample) result of a run with one scorecard's scores (the run's own by
+    default, else the rescore ``scorecard`` of this run) and its full trace (None when the
+    result has none, e.g. ``not_run``). Not an operation: the case trace page's read and
+    ``runs trace --scorecard``, :func:`get_run_trace` plus the result row.
 
     Raises:
-        NotFound: unknown run (or another workspace's) or no result for that case and sample.
+        NotFound: unknown run (or another workspace's), a scorecard of another run, or no
+            result for that case and sample.
         InvalidInput: ``sample`` outside 0 … 99.
     """
     ctx.require("runs:read")
     check_sample(sample)
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
-        found = repo.scored_result(conn, run_id, row.scorecard_id, case_id, sample)
+        card_id = _scorecard_of(conn, row, scorecard)
+        found = repo.scored_result(conn, run_id, card_id, case_id, sample)
     if found is None:
         raise NotFound(
             f"no result for case {case_id!r} sample {sample} in run {run_id}",

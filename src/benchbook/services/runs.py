@@ -31,13 +31,16 @@ from benchbook.datasets.versions import LATEST
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
+from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.eval.scorecards import wilson_interval
+from benchbook.services.budgets import with_cap
 from benchbook.services.code_rules import CodeCheck, check_reporter
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
+from benchbook.services.preflight import preflight_plan
 from benchbook.services.reproducibility import start_record
 from benchbook.services.resolve import resolve_version
 from benchbook.services.sandboxing import check_sandbox
@@ -106,7 +109,7 @@ def _plan_checks(
     """Check grader ids, who may run the code the plan and cases name, and the subset;
     returns how many cases the subset selects."""
     plan = list[GraderSpec](request.graders or [])
-    check_grader_ids(plan)
+    check_plan(plan)
     code.plan(plan)
     settings = request.settings
     seen_ids: set[str] = set()
@@ -146,8 +149,12 @@ def start_run(ctx: Context, request: StartRunRequest) -> Run:
     Raises:
         Forbidden: without ``runs:write``.
         NotFound: unknown dataset or harness, or no such (live) version or tag.
-        InvalidInput: unknown grader ids in ``graders`` (the known ones listed), or the ``ray``
-            executor without the ``ray`` extra installed (the message says how to install it).
+        InvalidInput: unknown grader ids in ``graders`` (the known ones listed), an unknown
+            config key (named, the closest known key suggested), a judge without
+            ``base_url``/``model``, or the ``ray`` executor without the ``ray`` extra
+            installed (the message says how to install it).
+        UpstreamError: with ``preflight``, a judge or ``openai`` harness endpoint did not
+            answer (the URL and the cause named); nothing is stored.
         Conflict: what the request names contradicts what is stored — a subset selecting no
             case of the dataset version, unknown ``case_ids``, a case naming an unknown grader
             (when ``graders`` is not given), an ``external`` harness, a missing secret the
@@ -203,6 +210,8 @@ def create_run(
             {"missing_secrets": missing},
         )
     plan = RunPlan(graders=list[GraderSpec](request.graders or []))
+    if request.preflight:
+        preflight_plan(ctx, plan.graders, harness)
     run_id = "run_" + random_source.token_hex(8)
     scorecard_id = "sc_" + random_source.token_hex(8)
     with ctx.engine.begin() as conn:
@@ -297,14 +306,16 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
         return None
     card = orjson.loads(head.summary)
     n, errors = int(card["n"]), int(card["errors"])
+    grader_errors = int(card.get("grader_errors", 0))  # summaries before 0017: none counted
     return {
         "done": n,
         "ok": n - errors,
         "error": errors,
         "not_run": int(card["not_run"]),
         "passed": int(card["passed"]),
+        "grader_errors": grader_errors,
         # The summary says whether its pass rate applied (``rated``); stand in accordingly.
-        "verdicts": n - errors if card.get("pass_rate") is not None else 0,
+        "verdicts": n - errors - grader_errors if card.get("pass_rate") is not None else 0,
     }
 
 
@@ -332,9 +343,15 @@ def run_view(conn: Connection, row: repo.RunRow) -> Run:
         pass_rate=c["passed"] / n if rates else None,
         pass_interval=wilson_interval(c["passed"], n) if rates else None,
         error=row.error,
-        top_errors=[ErrorCount(error=e, count=k) for e, k in repo.top_errors(conn, row.id)]
-        if c["error"]
+        top_errors=[
+            ErrorCount(error=e, count=k, kind=kind)
+            for e, k, kind in repo.top_errors(
+                conn, row.id, row.scorecard_id if c["grader_errors"] else None
+            )
+        ]
+        if c["error"] or c["grader_errors"]
         else [],
+        budget_caps=orjson.loads(row.budget_caps) if row.budget_caps else [],
         created_by=row.created_by,
         created_at=row.created_at,
         started_at=row.started_at,
@@ -445,26 +462,35 @@ def cancel_run(ctx: Context, run_id: str) -> Run:
     return get_run(ctx, run_id)
 
 
-def resume_run(ctx: Context, run_id: str) -> Run:
+def resume_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
     """Queue a run again so only what is missing runs (SPEC H.4): results already stored are
     kept; ``not_run`` ones are run again. A finished run with nothing missing stays finished.
 
+    Args:
+        budget_usd: a new spend cap (USD, ≥ 0) for the rest of the run: what it may spend from
+            now on, whatever it spent before; recorded with who set it and when. None keeps the
+            current cap (the start settings' or the last one given).
+
     Raises:
+        InvalidInput: a negative or non-finite ``budget_usd``.
         Conflict: the run is executing right now (a live worker holds it).
         Forbidden: the run was started by another user and the caller is no admin.
     """
-    return _requeue(ctx, run_id, statuses=("not_run",))
+    return _requeue(ctx, run_id, ("not_run",), budget_usd)
 
 
-def retry_run(ctx: Context, run_id: str) -> Run:
+def retry_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
     """Run the errored (case, sample) pairs of a run again, into the same run (their stored
-    results are deleted first: only the run's starter or an admin may)."""
-    return _requeue(ctx, run_id, statuses=("error", "not_run"))
+    results are deleted first: only the run's starter or an admin may); ``budget_usd`` as in
+    :func:`resume_run`."""
+    return _requeue(ctx, run_id, ("error", "not_run"), budget_usd)
 
 
-def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
-    """Delete the results in ``statuses`` and queue the run; only its starter or an admin
-    (Forbidden otherwise)."""
+def _requeue(
+    ctx: Context, run_id: str, statuses: tuple[str, ...], budget_usd: float | None = None
+) -> Run:
+    """Delete the results in ``statuses`` and queue the run (with a new cap when
+    ``budget_usd`` is given); only its starter or an admin (Forbidden otherwise)."""
     ctx.require("runs:write")
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
@@ -477,10 +503,14 @@ def _requeue(ctx: Context, run_id: str, statuses: tuple[str, ...]) -> Run:
                 {"id": run_id, "claimed_by": row.claimed_by},
             )
         assert row.scorecard_id is not None
+        caps: dict[str, object] = {}
+        if budget_usd is not None:
+            caps["budget_caps"] = with_cap(row, budget_usd, ctx.principal.user_id)
         repo.delete_results(conn, run_id, row.scorecard_id, statuses)
         repo.set_run(
             conn,
             run_id,
+            **caps,
             status="queued",
             cancel_requested=False,
             claimed_by=None,

@@ -1,14 +1,16 @@
 """The installation's sandbox (``docs/security.md``): the policy from the settings and the
 check that a run may start under it.
 
-``BENCHBOOK_SANDBOX=off`` exists for a single-user install only: with more than one user or
-more than one workspace, a run does not start and ``benchbook serve``/``worker`` refuse to
-start — a member's harness or grader would otherwise run with the server's identity. With the
+``BENCHBOOK_SANDBOX=off`` exists for a single-user install only: with more than one user, a
+user who is not an installation admin, or more than one workspace, a run does not start and
+``benchbook serve``/``worker`` refuse to start — a member's harness or grader would otherwise
+run with the server's identity. With the
 sandbox on, a missing bubblewrap refuses the same way (fail closed, never a silent fallback).
 """
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -42,28 +44,59 @@ def sandbox_policy(settings: Settings, work_root: Path | None = None) -> Sandbox
     )
 
 
+def default_work_root(settings: Settings) -> Path:
+    """``BENCHBOOK_WORK_ROOT``, default ``<tmp>/benchbook-work``."""
+    return settings.work_root or Path(tempfile.gettempdir()) / "benchbook-work"
+
+
 def check_sandbox(engine: Engine, settings: Settings) -> None:
     """Refuse to execute case processes under this installation's sandbox setting.
 
     Raises:
         Conflict: ``BENCHBOOK_SANDBOX=off`` while the installation has more than one user or
-            workspace (details: ``users``, ``workspaces``); or the sandbox is on and
+            workspace, or its one user is not an installation admin (details: ``users``,
+            ``non_admin_users``, ``workspaces``); the sandbox is on and
+            ``BENCHBOOK_SANDBOX_RO_PATHS`` names a path holding or inside ``home`` (details:
+            ``setting``, ``path``); or the sandbox is on and
             bubblewrap/prlimit is not installed (details: ``requirement``, ``path``).
     """
-    policy = sandbox_policy(settings)
+    policy = sandbox_policy(settings, default_work_root(settings))
     if policy.enabled:
         try:
             policy.check_available()
         except SandboxUnavailable as exc:
             raise Conflict(exc.message, exc.details) from None
+        for path in policy.ro_paths:
+            if not policy.may_bind(path):
+                raise Conflict(
+                    f"BENCHBOOK_SANDBOX_RO_PATHS lists {path}, which holds or lies in Benchbook's"
+                    f" data directory {settings.home} (database, secret.key): no sandbox may see"
+                    " it, so no case could start — remove it from the setting (docs/security.md)",
+                    {"setting": "BENCHBOOK_SANDBOX_RO_PATHS", "path": str(path)},
+                )
         return
     with engine.connect() as conn:
         users = accounts_repo.count_users(conn)
+        non_admins = accounts_repo.count_non_admin_users(conn)
         workspaces = accounts_repo.count_workspaces(conn)
+    details = {
+        "setting": "BENCHBOOK_SANDBOX",
+        "users": users,
+        "non_admin_users": non_admins,
+        "workspaces": workspaces,
+    }
     if users > 1 or workspaces > 1:
         raise Conflict(
             f"BENCHBOOK_SANDBOX=off is refused: this installation has {users} users and "
             f"{workspaces} workspaces, and the setting is only for a single-user install — "
             "turn the sandbox back on (docs/security.md)",
-            {"setting": "BENCHBOOK_SANDBOX", "users": users, "workspaces": workspaces},
+            details,
+        )
+    if non_admins:
+        raise Conflict(
+            "BENCHBOOK_SANDBOX=off is refused: this installation's only user is not an "
+            "installation admin, and the setting is only for a single-user install run by its "
+            "admin — a member's code would run as the server's user; turn the sandbox back on "
+            "(docs/security.md)",
+            details,
         )

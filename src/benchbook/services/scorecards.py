@@ -23,9 +23,14 @@ from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.datasets.versions import clean_version_tags
 from benchbook.errors import Conflict, InvalidInput, NotFound
-from benchbook.eval.executors.local import decide_passed
-from benchbook.eval.graders import check_grader_ids
-from benchbook.eval.grading import Grading, Submission, grade_submission
+from benchbook.eval.grading import (
+    Grading,
+    Submission,
+    decide_passed,
+    grade_submission,
+    grader_error_of,
+)
+from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.pricing import load_pricing
 from benchbook.eval.scorecards import ScorecardBuilder
@@ -34,6 +39,7 @@ from benchbook.services import traces
 from benchbook.services.code_rules import CodeCheck
 from benchbook.services.context import Context
 from benchbook.services.masking import mask_json_text, masked_values
+from benchbook.services.preflight import preflight_plan
 from benchbook.services.runs import load_run
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
@@ -54,7 +60,7 @@ def _results(
     agent limit that ended each (None: none did)."""
     scores = repo.scores_of(conn, scorecard_id)
     for r in repo.iter_results(conn, run_id):
-        passed, score_json = scores.get((r.case_id, r.sample), (r.passed, "[]"))
+        passed, score_json, grader_error = scores.get((r.case_id, r.sample), (r.passed, "[]", None))
         result = CaseResult(
             case_id=r.case_id,
             sample=r.sample,
@@ -62,6 +68,7 @@ def _results(
             error=r.error,
             answer=r.answer,
             passed=passed if r.status != "not_run" else None,
+            grader_error=grader_error if r.status == "ok" else None,
             scores=[Score.model_validate(s) for s in orjson.loads(score_json)],
             cost_usd=r.cost_usd,
             duration_ms=r.duration_ms,
@@ -222,7 +229,9 @@ def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scor
         return read_scorecard(conn, head, run)
 
 
-def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Scorecard:
+def rescore_run(
+    ctx: Context, run_id: str, graders: Sequence[GraderSpec], preflight: bool = True
+) -> Scorecard:
     """Grade a finished run's saved traces under another plan, calling no harness (SPEC H.8).
 
     Workspace graders (``command``, ``tests-pass``) are ``skipped``: the case workspaces are
@@ -231,12 +240,16 @@ def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Sco
 
     Args:
         graders: the new plan (at least one grader).
+        preflight: ask each judge endpoint once before grading anything.
 
     Returns:
-        The new scorecard (``rescore_of`` = the run's own scorecard).
+        The new scorecard (``rescore_of`` = the run's own scorecard); ``grader_errors`` counts
+        the pairs whose grading could not decide.
 
     Raises:
-        InvalidInput: no graders, or unknown grader ids (the known ones listed).
+        InvalidInput: no graders, unknown grader ids (the known ones listed), an unknown config
+            key (named, the closest known key suggested), a judge without base_url/model.
+        UpstreamError: with ``preflight``, a judge endpoint did not answer (URL and cause).
         Conflict: the run has not ended yet.
         NotFound: unknown run or another workspace's.
     """
@@ -245,7 +258,7 @@ def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Sco
         raise InvalidInput("rescoring needs at least one grader", {"graders": []})
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)  # first: an unknown run is 404 whatever the graders
-        check_grader_ids(graders)
+        check_plan(graders)
         # Nothing executes (no workspace): only the judges' endpoints and secrets are checked.
         CodeCheck(ctx, conn, None, executes=False).plan(list(graders))
     if run.status in ("queued", "running"):
@@ -253,22 +266,30 @@ def rescore_run(ctx: Context, run_id: str, graders: Sequence[GraderSpec]) -> Sco
             f"run {run_id} is {run.status}; rescore it once it has ended", {"id": run_id}
         )
     plan = RunPlan(graders=list(graders))
+    if preflight:
+        preflight_plan(ctx, plan.graders, None)
     from benchbook.services.run_execution import StoreVerdictCache
     from benchbook.services.run_secrets import LazySecrets
 
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
-    grading = Grading(secrets=secrets, verdicts=StoreVerdictCache(ctx.engine, run.workspace))
+    pricing, _ = load_pricing(ctx.settings.pricing_file)
+    verdicts = StoreVerdictCache(ctx.engine, run.workspace)
+    grading = Grading(secrets=secrets, verdicts=verdicts, pricing=pricing)
     rows = run_sync(_regrade(ctx, run, plan.graders, grading))
     values = masked_values([*secrets.seen(), ctx.settings.hf_token])
-    rows = [(c, s, p, mask_json_text(text, values)) for c, s, p, text in rows]
+    rows = [
+        (c, s, p, mask_json_text(text, values), g and mask_json_text(g, values))
+        for c, s, p, text, g in rows
+    ]
     return store_scorecard(ctx, run, plan, rows)
 
 
 def store_scorecard(
-    ctx: Context, run: repo.RunRow, plan: RunPlan, rows: list[tuple[str, int, bool | None, str]]
+    ctx: Context, run: repo.RunRow, plan: RunPlan, rows: list[repo.ScoreRow]
 ) -> Scorecard:
     """Store a new scorecard of ``run`` (``rescore_of`` = the run's own) with ``rows`` of
-    ``(case_id, sample, passed, scores JSON)`` in one transaction, and return its summary.
+    ``(case_id, sample, passed, scores JSON, grader_error)`` in one transaction, and return its
+    summary.
     Not an operation: the core of :func:`rescore_run` and of importing a SWE-bench report."""
     card_id = "sc_" + random_source.token_hex(8)
     _, pricing_sha = load_pricing(ctx.settings.pricing_file)
@@ -291,23 +312,25 @@ def store_scorecard(
 
 async def _regrade(
     ctx: Context, run: repo.RunRow, graders: list[GraderSpec], grading: Grading
-) -> list[tuple[str, int, bool | None, str]]:
+) -> list[repo.ScoreRow]:
     """New scores for every stored result, a chunk of results (and their cases) at a time."""
     from benchbook.services.run_execution import runtime_config
 
     slots = asyncio.Semaphore(RESCORE_CONCURRENCY)
     mirrors = runtime_config(ctx.settings).mirrors
-    out: list[tuple[str, int, bool | None, str]] = []
+    out: list[repo.ScoreRow] = []
 
-    async def one(row: Any, case: Case) -> tuple[str, int, bool | None, str]:
+    async def one(row: Any, case: Case) -> repo.ScoreRow:
         if row.status != "ok":
-            return row.case_id, row.sample, None if row.status == "not_run" else False, "[]"
+            passed = None if row.status == "not_run" else False
+            return row.case_id, row.sample, passed, "[]", None
         async with slots:
             trace = traces.load_trace(ctx.settings, row.trace, row.trace_path)
             submission = Submission(trace.answer, trace, "ok", None, mirrors)
             scores = await grade_submission(graders, submission, case, grading)
         dumped = orjson.dumps([s.model_dump(mode="json") for s in scores]).decode()
-        return row.case_id, row.sample, decide_passed("ok", scores), dumped
+        passed = decide_passed("ok", scores)
+        return row.case_id, row.sample, passed, dumped, grader_error_of(scores)
 
     after: tuple[int, int] | None = None
     while True:

@@ -27,6 +27,7 @@ from benchbook.errors import Conflict, InvalidInput
 from benchbook.eval import swebench_grading as official
 from benchbook.eval.contextbench_upstream import write_jsonl
 from benchbook.eval.graders.command import run_in_workspace
+from benchbook.eval.grading import decide_passed, grader_error_of
 from benchbook.eval.sync import run_sync
 from benchbook.services.context import Context
 from benchbook.services.localization import SavedCase, saved_cases
@@ -135,9 +136,10 @@ def _report_rows(
     sample: int,
     spec: GraderSpec,
     verdicts: dict[str, official.InstanceVerdict],
-) -> tuple[list[tuple[str, int, bool | None, str]], set[str]]:
-    """Scorecard rows for every result of the run; the instance ids of the run seen."""
-    rows: list[tuple[str, int, bool | None, str]] = []
+) -> tuple[list[repo.ScoreRow], set[str]]:
+    """Scorecard rows for every result of the run; the instance ids of the run seen. An
+    instance the official harness errored on is a grader error (never passed)."""
+    rows: list[repo.ScoreRow] = []
     seen: set[str] = set()
     by_case: dict[str, SavedCase] = {}
     for item in saved_cases(ctx, run, sample):
@@ -148,13 +150,17 @@ def _report_rows(
     for r in results:
         saved = by_case.get(r.case_id) if r.sample == sample else None
         if saved is None:  # an errored harness fails; another repeat has no verdict here
-            rows.append((r.case_id, r.sample, False if r.status == "error" else None, "[]"))
+            passed = False if r.status == "error" else None
+            rows.append((r.case_id, r.sample, passed, "[]", None))
             continue
         iid = instance_id_of(saved.case)
         seen.add(iid)
         score = _score(spec, verdicts.get(iid))
         dumped = orjson.dumps([score.model_dump(mode="json")]).decode()
-        rows.append((r.case_id, r.sample, score.passed, dumped))
+        graded = [score]
+        rows.append(
+            (r.case_id, r.sample, decide_passed("ok", graded), dumped, grader_error_of(graded))
+        )
     return rows, seen
 
 

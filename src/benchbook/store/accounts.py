@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from sqlalchemy import Connection, delete, false, func, insert, select, update
 
 from benchbook.store.tables import (
     SHARED_WORKSPACE,
@@ -87,6 +87,12 @@ def _user(r: Any) -> UserRow:
 def count_users(conn: Connection) -> int:
     """How many users exist."""
     return int(conn.scalar(select(func.count()).select_from(users)) or 0)
+
+
+def count_non_admin_users(conn: Connection) -> int:
+    """How many users are not installation admins."""
+    query = select(func.count()).select_from(users).where(_U.installation_admin == false())
+    return int(conn.scalar(query) or 0)
 
 
 def count_workspaces(conn: Connection) -> int:

@@ -74,6 +74,7 @@ class RunRow:
     finished_at: datetime | None
     origin: str = "native"
     reported_by: str | None = None
+    budget_caps: str | None = None  # [{budget_usd, set_by, set_at}] JSON
 
 
 _RUN_COLUMNS = tuple(runs.c[f] for f in RunRow.__dataclass_fields__)
@@ -100,7 +101,12 @@ class ResultRow:
     trace_path: str | None
     trace_sha256: str | None
     scores: str
+    grader_error: str | None = None
     agent_limit: str | None = None
+
+
+ScoreRow = tuple[str, int, bool | None, str, str | None]
+"""One scorecard row: ``(case_id, sample, passed, scores JSON, grader_error)``."""
 
 
 def insert_run(conn: Connection, **values: Any) -> None:
@@ -294,27 +300,34 @@ def write_results(
                 "trace_path": r.trace_path,
                 "trace_sha256": r.trace_sha256,
                 "finished_at": now,
+                "grader_error": r.grader_error,
                 "agent_limit": r.agent_limit,
             }
             for r in rows
         ],
     )
-    write_scores(conn, scorecard_id, [(r.case_id, r.sample, r.passed, r.scores) for r in rows])
+    scored = [(r.case_id, r.sample, r.passed, r.scores, r.grader_error) for r in rows]
+    write_scores(conn, scorecard_id, scored)
     spent = sum(r.cost_usd or 0.0 for r in rows)
     if spent:
         conn.execute(update(runs).where(_R.id == run_id).values(spent_usd=_R.spent_usd + spent))
 
 
-def write_scores(
-    conn: Connection, scorecard_id: str, rows: Sequence[tuple[str, int, bool | None, str]]
-) -> None:
-    """Insert ``(case_id, sample, passed, scores JSON)`` rows of one scorecard."""
+def write_scores(conn: Connection, scorecard_id: str, rows: Sequence[ScoreRow]) -> None:
+    """Insert ``(case_id, sample, passed, scores JSON, grader_error)`` rows of one scorecard."""
     if rows:
         conn.execute(
             insert(scorecard_scores),
             [
-                {"scorecard_id": scorecard_id, "case_id": c, "sample": s, "passed": p, "scores": j}
-                for c, s, p, j in rows
+                {
+                    "scorecard_id": scorecard_id,
+                    "case_id": c,
+                    "sample": s,
+                    "passed": p,
+                    "scores": j,
+                    "grader_error": g,
+                }
+                for c, s, p, j, g in rows
             ],
         )
 
@@ -349,27 +362,43 @@ def delete_results(
 
 
 def counts(conn: Connection, run_id: str) -> dict[str, int]:
-    """``{done, ok, error, not_run, passed, verdicts}`` over the run's stored results
-    (``verdicts``: ``ok`` results with a pass/fail, ``passed`` not null)."""
+    """``{done, ok, error, not_run, passed, grader_errors, verdicts}`` over the run's stored
+    results (``grader_errors``: ``ok`` results whose grading could not decide; ``verdicts``:
+    ``ok`` results with a pass/fail and no grader error)."""
+    graded = _C.grader_error.is_not(None).label("graded")
     stmt = (
-        select(_C.status, _C.passed, func.count())
+        select(_C.status, _C.passed, graded, func.count())
         .where(_C.run_id == run_id)
-        .group_by(_C.status, _C.passed)
+        .group_by(_C.status, _C.passed, graded)
     )
-    out = {"done": 0, "ok": 0, "error": 0, "not_run": 0, "passed": 0, "verdicts": 0}
-    for status, passed, n in conn.execute(stmt):
+    out = {
+        "done": 0,
+        "ok": 0,
+        "error": 0,
+        "not_run": 0,
+        "passed": 0,
+        "grader_errors": 0,
+        "verdicts": 0,
+    }
+    for status, passed, grader_error, n in conn.execute(stmt):
         out[status] = out.get(status, 0) + n
         if status != "not_run":
             out["done"] += n
         if passed:
             out["passed"] += n
-        if status == "ok" and passed is not None:
+        if status == "ok" and grader_error:
+            out["grader_errors"] += n
+        elif status == "ok" and passed is not None:
             out["verdicts"] += n
     return out
 
 
-def top_errors(conn: Connection, run_id: str, limit: int = 5) -> list[tuple[str, int]]:
-    """The most frequent error messages of the run's errored results: ``(error, count)``."""
+def top_errors(
+    conn: Connection, run_id: str, scorecard_id: str | None = None, limit: int = 5
+) -> list[tuple[str, int, str]]:
+    """The most frequent error messages of the run: ``(error, count, kind)``, the harness's
+    (``kind`` ``harness``, from errored results) first, then the grader errors of
+    ``scorecard_id`` (``grader``; none without it), at most ``limit`` of each."""
     n = func.count().label("n")
     stmt = (
         select(_C.error, n)
@@ -378,7 +407,17 @@ def top_errors(conn: Connection, run_id: str, limit: int = 5) -> list[tuple[str,
         .order_by(n.desc(), _C.error)
         .limit(limit)
     )
-    return [(str(e), int(c)) for e, c in conn.execute(stmt)]
+    out = [(str(e), int(c), "harness") for e, c in conn.execute(stmt)]
+    if scorecard_id is not None:
+        stmt = (
+            select(_SS.grader_error, n)
+            .where(_SS.scorecard_id == scorecard_id, _SS.grader_error.is_not(None))
+            .group_by(_SS.grader_error)
+            .order_by(n.desc(), _SS.grader_error)
+            .limit(limit)
+        )
+        out += [(str(e), int(c), "grader") for e, c in conn.execute(stmt)]
+    return out
 
 
 def _after(after: tuple[int, int] | None) -> list[Any]:
@@ -424,29 +463,29 @@ def result_page(
 class ResultQuery:
     """What a filtered page of results selects (see :func:`scored_result_page`).
 
-    ``outcome``: ``passed``, ``failed`` (errored included), ``errored``, ``not_run``, or with a
-    ``baseline`` ``(run_id, scorecard_id, own)``: ``regressed`` (baseline passed, this run
-    did not) or ``fixed`` (the reverse); ``search``: a case-id substring (case-insensitive).
+    ``outcome``: ``passed``, ``failed`` (errored included), ``errored``, ``grader_error``,
+    ``not_run``, or with a ``baseline`` ``(run_id, scorecard_id, own)``: ``regressed``
+    (baseline passed, this run did not) or ``fixed`` (the reverse); ``search``: a case-id
+    substring (case-insensitive). ``own``: ``scorecard_id`` is the run's own scorecard, whose
+    verdicts are the results' own columns; another (a rescore) decides every filter by its
+    score rows.
     """
 
     scorecard_id: str | None
     outcome: str | None = None
     search: str | None = None
     baseline: tuple[str, str, bool] | None = None
+    own: bool = True
     flaky_among: tuple[str, ...] = ()  # ``flaky``: the other runs its verdicts are compared with
 
 
-def _passed_now() -> Any:
-    return and_(_C.status == "ok", _C.passed.is_(True))
-
-
-def _baseline_passed(query: ResultQuery) -> tuple[Any, Any]:
-    """``(FROM clause joined to the baseline's results, its "passed" condition)``."""
+def _baseline_passed(query: ResultQuery, source: Any) -> tuple[Any, Any]:
+    """``(source joined to the baseline's results, its "passed" condition)``."""
     assert query.baseline is not None
     base_run, base_card, own = query.baseline
     b = case_results.alias("b")
     on = and_(b.c.run_id == base_run, b.c.case_id == _C.case_id, b.c.sample == _C.sample)
-    source: Any = case_results.join(b, on)
+    source = source.join(b, on)
     passed: Any = b.c.passed
     if not own:
         bs = scorecard_scores.alias("bs")
@@ -460,21 +499,33 @@ def _baseline_passed(query: ResultQuery) -> tuple[Any, Any]:
 
 def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
     source: Any = case_results
+    passed: Any = _C.passed
+    grader_error: Any = _C.grader_error
+    if not query.own:
+        on = and_(
+            _SS.scorecard_id == query.scorecard_id,
+            _SS.case_id == _C.case_id,
+            _SS.sample == _C.sample,
+        )
+        source = source.outerjoin(scorecard_scores, on)
+        passed, grader_error = func.coalesce(_SS.passed, _C.passed), _SS.grader_error
     done = _C.status != "not_run"
+    passed_now = and_(_C.status == "ok", passed.is_(True))
     if query.outcome in ("regressed", "fixed"):
-        source, before = _baseline_passed(query)
+        source, before = _baseline_passed(query, source)
         if query.outcome == "regressed":
-            return source, [before, done, ~_passed_now()]
-        return source, [~before, _passed_now()]
+            return source, [before, done, ~passed_now]
+        return source, [~before, passed_now]
     if query.outcome == "flaky":
         from benchbook.store.history import flaky_case_ids
 
         run_id = query.flaky_among[0]
         return source, [_C.case_id.in_(flaky_case_ids(run_id, query.flaky_among[1:]))]
     where = {
-        "passed": [_passed_now()],
-        "failed": [done, or_(_C.passed.is_(False), _C.passed.is_(None))],
+        "passed": [passed_now],
+        "failed": [done, or_(passed.is_(False), passed.is_(None))],
         "errored": [_C.status == "error"],
+        "grader_error": [_C.status == "ok", grader_error.is_not(None)],
         "not_run": [_C.status == "not_run"],
     }
     return source, where.get(query.outcome or "", [])
@@ -489,10 +540,11 @@ def scored_result_page(
     max_chars: int | None = None,
 ) -> list[Any]:
     """A page of results (no traces) in dataset order after the keyset ``(position,
-    sample)``, filtered by ``query``, each with its scores JSON under ``query.scorecard_id``
-    (``scores``; None without a score row). With ``max_chars`` the page also stops before its
-    answers, errors and scores pass that many characters (at least one result), decided from
-    their lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
+    sample)``, filtered by ``query``, each with its scores JSON, ``passed`` and
+    ``grader_error`` under ``query.scorecard_id`` (``scores`` None without a score row; then
+    the result's own ``passed``). With ``max_chars`` the page also stops before its answers,
+    errors and scores pass that many characters (at least one result), decided from their
+    lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
 
     The page is chosen first (walking ``ix_case_results_order``, limited), then its scores
     are joined on their primary key: a page costs the same at any depth, whatever the
@@ -524,8 +576,14 @@ def scored_result_page(
         ss.c.case_id == page.c.case_id,
         ss.c.sample == page.c.sample,
     )
+    shown = [c for c in page.c if c.name != "passed"]
     stmt = (
-        select(*page.c, ss.c.scores)
+        select(
+            *shown,
+            func.coalesce(ss.c.passed, page.c.passed).label("passed"),
+            ss.c.scores,
+            ss.c.grader_error,
+        )
         .select_from(page.outerjoin(ss, on))
         .order_by(page.c.position, page.c.sample)
     )
@@ -584,10 +642,11 @@ def scored_result(
             _C.status,
             _C.error,
             _C.answer,
-            _C.passed,
+            func.coalesce(ss.c.passed, _C.passed).label("passed"),
             _C.cost_usd,
             _C.duration_ms,
             ss.c.scores,
+            ss.c.grader_error,
             _C.trace,
             _C.trace_path,
         )
@@ -641,12 +700,12 @@ def set_scorecard_summary(conn: Connection, scorecard_id: str, summary: str) -> 
 
 def scores_of(
     conn: Connection, scorecard_id: str
-) -> dict[tuple[str, int], tuple[bool | None, str]]:
-    """``(case_id, sample) → (passed, scores JSON)`` for a scorecard."""
-    stmt = select(_SS.case_id, _SS.sample, _SS.passed, _SS.scores).where(
+) -> dict[tuple[str, int], tuple[bool | None, str, str | None]]:
+    """``(case_id, sample) → (passed, scores JSON, grader_error)`` for a scorecard."""
+    stmt = select(_SS.case_id, _SS.sample, _SS.passed, _SS.scores, _SS.grader_error).where(
         _SS.scorecard_id == scorecard_id
     )
-    return {(c, s): (p, j) for c, s, p, j in conn.execute(stmt)}
+    return {(c, s): (p, j, g) for c, s, p, j, g in conn.execute(stmt)}
 
 
 def get_verdict(conn: Connection, workspace: str, judge_hash: str, input_hash: str) -> str | None:

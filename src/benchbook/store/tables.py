@@ -435,6 +435,7 @@ runs = Table(
     # native | reported (| imported): where the results came from (migration 0016)
     Column("origin", String(16), nullable=False, server_default="native"),
     Column("reported_by", String(200)),  # the reporter's user id for origin reported
+    Column("budget_caps", Text),  # [{budget_usd, set_by, set_at}] JSON (migration 0017)
 )
 Index("ix_runs_workspace", runs.c.workspace, runs.c.created_at)
 Index("ix_runs_dataset", runs.c.dataset_pk)
@@ -459,6 +460,7 @@ case_results = Table(
     Column("trace_path", Text),  # relative to BENCHBOOK_HOME/traces for traces over 1 MiB
     Column("trace_sha256", String(64)),  # of the uncompressed trace JSON
     Column("finished_at", UTCDateTime(), nullable=False),
+    Column("grader_error", Text),  # what grading could not decide (migration 0017)
     Column("agent_limit", String(16)),  # steps|messages|tokens|time: an agent stopped at it
 )
 Index(
@@ -491,6 +493,7 @@ scorecard_scores = Table(
     Column("sample", Integer, primary_key=True),
     Column("passed", Boolean),
     Column("scores", Text, nullable=False),  # [Score] JSON
+    Column("grader_error", Text),  # what grading could not decide (migration 0017)
 )
 
 judge_verdicts = Table(

@@ -119,6 +119,7 @@ def progress(run: Run, now: datetime | None = None) -> dict[str, Any]:
         "total": counts.total,
         "done": counts.done,
         "errors": counts.error,
+        "grader_errors": counts.grader_errors,
         "not_run": counts.not_run,
         "passed": counts.passed,
         "percent": round(100 * finished / counts.total, 1) if counts.total else 100.0,
@@ -143,15 +144,19 @@ def run_page(
     q: str = "",
     baseline: str = "",
     after: str | None = None,
+    scorecard: str = "",
 ) -> Response:
-    """A run: live progress while it runs, its scorecards once it has ended, and a page of
-    its (case, sample) results filtered by outcome and searched by case id."""
+    """A run: live progress while it runs, its scorecards once it has ended (the newest
+    first), and a page of its (case, sample) results under one of them (the ``scorecard``
+    picker; the run's own by default) filtered by outcome and searched by case id."""
     run = runs.get_run(page.ctx, run_id)
     chosen: ResultFilter | None = outcome if outcome in RESULT_FILTERS else None
     baseline = baseline.strip()
     if chosen in BASELINE_FILTERS and not baseline:
         chosen = None  # the filter pills offer them only with a baseline
     cards = scorecards.list_scorecards(page.ctx, run_id) if run.status in TERMINAL else []
+    cards = sorted(cards, key=lambda c: (c.created_at, c.rescore_of is not None), reverse=True)
+    picked = next((c for c in cards if c.id == scorecard), None)
     results = run_results.list_run_results(
         page.ctx,
         run_id,
@@ -160,6 +165,7 @@ def run_page(
         outcome=chosen,
         search=q.strip() or None,
         baseline=baseline or None,
+        scorecard=picked.id if picked else None,
     )
     shown = results[:CASE_PAGE]
     next_after = f"{shown[-1].position}:{shown[-1].sample}" if shown else None
@@ -189,9 +195,15 @@ def run_page(
         outcome=chosen or "",
         q=q.strip(),
         baseline=baseline,
-        metrics=_metric_columns(cards[0] if cards else None, shown),
+        picked=picked,
+        metrics=_metric_columns(picked or _own(cards), shown),
         names=people(page),
     )
+
+
+def _own(cards: list[Scorecard]) -> Scorecard | None:
+    """The run's own scorecard among ``cards`` (the one that is no rescore)."""
+    return next((c for c in cards if c.rescore_of is None), None)
 
 
 def _metric_columns(card: Scorecard | None, results: list[Any]) -> list[str]:
@@ -211,16 +223,24 @@ def case_page(
     case_id: str,
     sample: int = 0,
     id_query: Annotated[str, Query(alias="id")] = "",
+    scorecard: str = "",
 ) -> Response:
     """One (case, sample) of a run: task, answer, messages, tool calls, the environment
-    snapshot (diff, files, screenshot), output tails and every score with its reasoning,
-    beside the case's gold (which the harness never saw)."""
+    snapshot (diff, files, screenshot), output tails and every score with its reasoning —
+    under one of the run's scorecards (the picker; its own by default), each judge's request
+    and raw reply with its tokens, cost and latency — beside the case's gold (which the
+    harness never saw)."""
     case_id = case_id or id_query
     if not case_id:
         raise NotFound(f"no case id given for run {run_id}")
     run_results.check_sample(sample)
     run = runs.get_run(page.ctx, run_id)
-    result = run_results.get_run_result(page.ctx, run_id, case_id, sample)
+    cards = scorecards.list_scorecards(page.ctx, run_id) if run.status in TERMINAL else []
+    cards = sorted(cards, key=lambda c: (c.created_at, c.rescore_of is not None), reverse=True)
+    picked = next((c for c in cards if c.id == scorecard), None)
+    result = run_results.get_run_result(
+        page.ctx, run_id, case_id, sample, picked.id if picked else None
+    )
     dataset_id, _, version = run.dataset.rpartition("@")
     case = None
     gold_missing = ""
@@ -236,6 +256,8 @@ def case_page(
         run=run,
         result=result,
         trace=result.trace,
+        cards=cards,
+        picked=picked,
         case=case,
         gold_missing=gold_missing,
         dataset_id=dataset_id,

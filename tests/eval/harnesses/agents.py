@@ -82,6 +82,26 @@ def counted(case: CaseInput) -> str:
     return add(case)
 
 
+def final_18(case: CaseInput) -> str:
+    """Always ``FINAL ANSWER: 18`` (issue 28: a harness whose answers were decided in advance)."""
+    return "FINAL ANSWER: 18"
+
+
+def explode_all(case: CaseInput) -> str:
+    """Fails on every case."""
+    raise ValueError(f"cannot do {case.case_id}")
+
+
+def priced_final_18(case: CaseInput) -> HarnessOutput:
+    """``FINAL ANSWER: 18`` at 1,000,000 input tokens of ``test-model`` ($1 with the tests'
+    pricing table)."""
+    return HarnessOutput(
+        answer="FINAL ANSWER: 18",
+        usage=Usage(input_tokens=1_000_000, output_tokens=0),
+        model="test-model",
+    )
+
+
 def last_number(case: CaseInput) -> str:
     """The last number of the task, as text ("" when it has none): the run that imported
     Inspect and lm-eval logs answer the same (tests/services/interop_logs.py)."""

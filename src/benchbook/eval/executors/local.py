@@ -30,9 +30,14 @@ from pydantic import JsonValue
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.harness import Harness
 from benchbook.contracts.run import CaseResult, RuntimeResult, Trace, Usage
-from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import PricingTable
-from benchbook.eval.grading import Grading, Submission, grade_submission
+from benchbook.eval.grading import (
+    Grading,
+    Submission,
+    decide_passed,
+    grade_submission,
+    grader_error_of,
+)
 from benchbook.eval.inputs import case_input
 from benchbook.eval.pricing import price_usd
 from benchbook.runtime import RuntimeConfig, open_environment, run_harness
@@ -105,17 +110,6 @@ class Execution:
     spent_usd: float = 0.0
 
 
-def decide_passed(status: str, scores: list[Score]) -> bool | None:
-    """A (case, sample) passes when its harness finished and every score that gives a verdict
-    passed (at least one must); an errored harness fails; no verdict at all → None."""
-    if status != "ok":
-        return False
-    verdicts = [s.passed for s in scores if s.passed is not None]
-    if not verdicts:
-        return None
-    return all(verdicts)
-
-
 async def run_item(item: WorkItem, ex: Execution) -> CaseResult:
     """Run, price and grade one work item. Never raises: failures become an error result."""
     ci = case_input(item.case, item.sample, ex.timeout_s)
@@ -149,6 +143,7 @@ async def grade_outcome(
         error=outcome.error,
         answer=trace.answer,
         passed=decide_passed(outcome.status, scores),
+        grader_error=grader_error_of(scores) if outcome.status == "ok" else None,
         scores=scores,
         cost_usd=trace.cost_usd,
         duration_ms=trace.duration_ms,

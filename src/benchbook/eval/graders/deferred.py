@@ -15,7 +15,7 @@ from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
 from benchbook.eval.graders.verdicts import Grader, error, skipped
-from benchbook.eval.judges import parse_judge_config
+from benchbook.eval.judge_prompt import parse_judge_config
 
 
 def needs(what: str) -> Grader:

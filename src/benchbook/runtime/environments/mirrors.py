@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -62,6 +63,17 @@ class MirrorStats:
     shallow: bool
     size_bytes: int
     updated_at: datetime
+
+
+def has_commit(mirror: Path, commit: str) -> bool:
+    """Whether the commit ``commit`` (a sha or ref) is in ``mirror``: a shallow mirror seeded
+    from a bundle may lack an older case's base commit."""
+    done = subprocess.run(
+        ["git", "-C", str(mirror), "cat-file", "-e", f"{commit}^{{commit}}"],
+        capture_output=True,
+        check=False,
+    )
+    return done.returncode == 0
 
 
 def repo_url(repo: str, host: str = "github.com") -> str:

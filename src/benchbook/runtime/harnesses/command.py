@@ -30,7 +30,7 @@ from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import relay_argv
 from benchbook.runtime.harnesses.trace_events import apply_events
 from benchbook.runtime.sandbox import SandboxError, SandboxResult, limits_for, run_sandboxed
-from benchbook.runtime.templates import render, template_values
+from benchbook.runtime.templates import compile_harness_template, render, template_values
 
 #: Bytes of stdout kept for the answer (the end of it when longer).
 STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
@@ -90,11 +90,24 @@ def _prepare(
     return _Prepared(argv, cwd, env)
 
 
-def _readable(argv: list[str]) -> list[Path]:
-    """The files the (admin-registered) argv names by absolute path — a script run by an
+def _readable(registered: list[str]) -> list[Path]:
+    """The files the admin-registered argv names by absolute path — a script run by an
     interpreter — bound read-only into the sandbox; directories are not (``docs/security.md``:
-    ``BENCHBOOK_SANDBOX_RO_PATHS`` for more)."""
-    return [Path(arg) for arg in argv[1:] if arg.startswith("/") and Path(arg).is_file()]
+    ``BENCHBOOK_SANDBOX_RO_PATHS`` for more).
+
+    Only literal elements of the registered argv count: an element with a template field is
+    skipped, so a path filled in from case data (``{task}``, ``{case_id}`` — written by members)
+    is never bound.
+    """
+    paths: list[Path] = []
+    for index, arg in enumerate(registered[1:], start=1):
+        template = compile_harness_template(arg, f"config.argv[{index}]")
+        if template.fields:
+            continue
+        literal = template.render({})
+        if literal.startswith("/") and Path(literal).is_file():
+            paths.append(Path(literal))
+    return paths
 
 
 async def _execute(
@@ -130,7 +143,7 @@ async def _execute(
         env=prepared.env,
         timeout_s=timeout_s,
         writable=writable,
-        readable=_readable(prepared.argv),
+        readable=_readable(harness.config.argv),
         network=harness.config.network,
         limits=limits,
         stdin=case_input.task.encode("utf-8"),

@@ -55,19 +55,27 @@ def openai_client(
 
 
 def describe_openai_error(exc: BaseException) -> str:
-    """One line for a failed call: ``openai: 500 Internal Server Error: <server message>``,
-    ``openai: request timed out``, ``openai: connection error: …`` or ``openai: <Type>: …``."""
+    """One line for a failed call of a harness or a judge, naming what failed and where:
+    ``openai: 500 Internal Server Error: <server message> (POST <url>)``,
+    ``openai: request timed out (POST <url>)``, ``openai: connection error: … (POST <url>)``
+    or ``openai: <Type>: …``. The URL is the request's, without credentials or query (keys
+    travel in headers)."""
+    where = ""
+    request = getattr(exc, "request", None)
+    if isinstance(exc, openai.APIError) and request is not None:
+        url = request.url.copy_with(userinfo=b"", query=None, fragment=None)
+        where = f" ({request.method} {url})"
     if isinstance(exc, openai.APIStatusError):
         body = exc.body
         message = body.get("message") if isinstance(body, dict) else None
         reason = exc.response.reason_phrase
-        return f"openai: {exc.status_code} {reason}: {message or exc.message}"
+        return f"openai: {exc.status_code} {reason}: {message or exc.message}{where}"
     if isinstance(exc, openai.APITimeoutError):
-        return "openai: request timed out"
+        return f"openai: request timed out{where}"
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__
-        return f"openai: connection error: {cause or exc}"
-    return f"openai: {type(exc).__name__}: {exc}"
+        return f"openai: connection error: {cause or exc}{where}"
+    return f"openai: {type(exc).__name__}: {exc}{where}"
 
 
 def build_messages(harness: OpenAIHarness, case_input: CaseInput) -> list[dict[str, JsonValue]]:

@@ -23,6 +23,7 @@
     set("total", count(data.total));
     set("pass_rate", percent(data.pass_rate));
     set("errors", count(data.errors));
+    set("grader_errors", count(data.grader_errors || 0));
     set("spent_usd", usd(data.spent_usd));
     set("eta", duration(data.eta_s));
     const bar = card.querySelector('[data-live="bar"]');
