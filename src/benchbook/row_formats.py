@@ -2,6 +2,10 @@
 what ``benchbook runs export``, its HTTP route and the client write. A pure module under every
 layer: it knows columns and values, not runs.
 
+CSV output is escaped against spreadsheet formula injection (OWASP "CSV injection"): a text
+cell starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``
+so a spreadsheet shows it as text rather than running it. JSONL and Parquet keep values as is.
+
 A column is ``(name, kind)`` with kind ``str``, ``int``, ``float`` or ``bool``; a row is a
 mapping from column names to values (a missing name or None is empty: ``null`` in JSONL, an
 empty field in CSV, a null in Parquet).
@@ -46,11 +50,17 @@ def csv_bytes(columns: Sequence[Column], batch: Iterable[Row]) -> bytes:
     return out.getvalue().encode()
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+"""A CSV text cell starting with one of these is prefixed with ``'`` (formula injection)."""
+
+
 def _csv_value(value: Any) -> Any:
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
     return value
 
 

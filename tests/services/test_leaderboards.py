@@ -156,3 +156,46 @@ def test_the_board_costs_the_same_few_queries_for_four_rows_or_forty(ctx: Contex
             )
     assert len(get_leaderboard(ctx, "board").groups[0].rows) == 40
     assert count() == few
+
+
+def test_a_harness_with_no_priced_cost_has_unknown_cost_and_is_off_the_frontier(
+    ctx: Context,
+) -> None:
+    """Unknown is not free: a run nothing was priced for (a command harness) had cost 0 and
+    sat on the frontier at 100%."""
+    stage(ctx)
+    report(ctx, "board", Entry("unpriced@1.0.0", 10, None))  # type: ignore[arg-type]
+    [group] = get_leaderboard(ctx, "board").groups
+    row = next(r for r in group.rows if r.harness == "unpriced@1.0.0")
+    assert row.rank == 1 and row.cost_usd is None and row.cost_per_case_usd is None
+    assert not row.frontier and row.scorecard_id not in group.frontier
+    assert {r.harness for r in group.rows if r.frontier} == set(FRONTIER)
+    dumped = get_leaderboard(ctx, "board").model_dump(mode="json")
+    assert dumped["groups"][0]["rows"][0]["cost_per_case_usd"] is None
+
+
+def test_a_subset_run_is_never_ranked_with_full_runs_nor_hides_them(ctx: Context) -> None:
+    """A one-case run at 100% was rank 1 against full runs, and as mid's newest scorecard
+    ``latest`` dropped mid's full one."""
+    from benchbook.contracts.run import ReportedResult, ReportRunRequest
+    from benchbook.services import run_reports
+
+    stage(ctx)
+    for harness in ("mid@1.0.0", "solo@1.0.0"):
+        one = ReportedResult(case_id="c4", sample=0, answer="5")
+        run_reports.report_run(
+            ctx, ReportRunRequest(dataset="board", harness=harness, results=[one])
+        )
+    for select in ("latest", "best"):
+        board = get_leaderboard(ctx, "board", select=select)  # type: ignore[arg-type]
+        [group] = board.groups
+        assert board.dataset_cases == 10
+        assert {r.harness for r in group.rows} == {e.harness for e in ENTRIES}
+        assert all(r.cases == 10 and not r.partial for r in group.rows)
+        assert {r.harness: r.pass_rate for r in group.rows}["mid@1.0.0"] == pytest.approx(0.7)
+    board = get_leaderboard(ctx, "board", include_partial=True)
+    full, subset = board.groups
+    assert not full.partial and len(full.rows) == len(ENTRIES)
+    assert subset.partial and subset.frontier == []
+    assert sorted(r.harness for r in subset.rows) == ["mid@1.0.0", "solo@1.0.0"]
+    assert all(r.cases == 1 and r.dataset_cases == 10 and r.partial for r in subset.rows)

@@ -215,9 +215,43 @@ def test_the_runs_list_picks_a_baseline_and_a_candidate_and_opens_the_compare_pa
     row = " ".join(page.locator(f"tr[data-run={cand.id}]").inner_text().split())
     assert "best@1.0.0" in row and "prod" in row  # the scorecard's tag
     shots(page, server, "runs-list-pick")
+    # at 1280 px the table fits: its last column (the picks) is not clipped
+    wrap = page.locator("[data-testid=compare-picked]").evaluate(
+        "() => { const w = document.querySelector('table').closest('.table-wrap');"
+        " return [w.scrollWidth, w.clientWidth]; }"
+    )
+    assert wrap[0] <= wrap[1], f"/runs scrolls sideways at 1280 px: {wrap}"
+    names = page.locator("tr[data-run] .harness-name").evaluate_all(
+        "spans => spans.map(s => s.getClientRects().length)"
+    )
+    assert names and set(names) == {1}  # no harness name broken over two lines
     page.check(f"tr[data-run={base.id}] input[data-pick=baseline]")
     page.check(f"tr[data-run={cand.id}] input[data-pick=candidate]")
     page.click("[data-testid=compare-picked]")
     page.wait_for_url("**/compare?**")
     assert f"baseline={base.id}" in page.url and f"candidate={cand.id}" in page.url
     assert "Regressed" in page.inner_text("main") or "regressed" in page.inner_text("main")
+
+
+def test_every_results_page_footer_names_benchbooks_version_not_the_datasets(
+    new_page: Any, server: Server, seeded: dict[str, Any]
+) -> None:
+    """The pages whose context carries a dataset ``version`` (board@1.1.0, 1.0.0) still show
+    Benchbook's own version in the footer (it was shadowed: "Benchbook 1.1.0")."""
+    import benchbook
+
+    run = seeded["runs"]["mid@1.1.0 on 1.1.0"]
+    page = new_page()
+    log_in(page, "viewer@example.org")
+    for url in (
+        "/datasets/board/leaderboard?v=1.1.0",
+        "/datasets/board/leaderboard?v=1.0.0",
+        f"/runs/{run.id}",
+        f"/runs/{run.id}/cases/c5",
+        "/datasets/board/cases/c5?v=1.1.0",
+        "/datasets/board?v=1.1.0",
+        "/runs",
+    ):
+        page.goto(url)
+        footer = page.locator("footer.footer").inner_text()
+        assert footer.startswith(f"Benchbook {benchbook.__version__} "), (url, footer)

@@ -39,7 +39,11 @@ def get_leaderboard(
         str | None,
         Query(description="Only plan hashes starting with this.", max_length=MAX_FILTER),
     ] = None,
+    include_partial: Annotated[
+        bool,
+        Query(description="Also show runs over a subset of the cases, grouped apart."),
+    ] = False,
 ) -> Leaderboard:
     """One row per harness@version on a dataset version: pass rate with its Wilson interval,
     pass@k, cost per case, tokens, latency; grouped by grader plan, frontier marked."""
-    return svc.get_leaderboard(ctx, dataset_id, version, select, sort, tag, plan)
+    return svc.get_leaderboard(ctx, dataset_id, version, select, sort, tag, plan, include_partial)

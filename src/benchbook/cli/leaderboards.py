@@ -3,6 +3,7 @@ runs as a ranked table and as files (issue 30 §1, §4)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import typer
@@ -22,7 +23,7 @@ from benchbook.cli.app import (
 from benchbook.cli.runs import runs_app
 from benchbook.contracts.leaderboard import Leaderboard
 from benchbook.errors import InvalidInput
-from benchbook.row_formats import ROW_FORMATS, RowFormat, write_rows
+from benchbook.row_formats import ROW_FORMATS, RowFormat, text_chunks, write_rows
 from benchbook.services import leaderboards, run_exports
 from benchbook.services.runs import split_ref
 
@@ -35,6 +36,9 @@ def leaderboard(
     sort: str = typer.Option("pass_rate", help="pass_rate, cost, date or harness."),
     tag: str | None = typer.Option(None, help="Only scorecards with this tag."),
     plan: str | None = typer.Option(None, help="Only plans whose hash starts with this."),
+    include_partial: bool = typer.Option(
+        False, "--include-partial", help="Also show runs over a subset of the cases, apart."
+    ),
     json: bool = JSON_OPTION,
 ) -> None:
     """Rank the harnesses run on a dataset version: pass rate, cost, tokens, latency."""
@@ -47,6 +51,7 @@ def leaderboard(
         sort,  # type: ignore[arg-type]
         tag,
         plan,
+        include_partial,
     )
     if json:
         return emit_json(board)
@@ -60,15 +65,17 @@ def print_leaderboard(board: Leaderboard) -> None:
         return
     for group in board.groups:
         graders = ", ".join(group.graders) or "the cases' own graders"
-        console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders})"))
+        subset = " · subset runs, ranked apart" if group.partial else ""
+        console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders}){subset}"))
         table = make_table(
             "#",
             "harness",
+            "cases",
             "pass rate",
             "95% CI",
             "pass@k",
             "cost/case",
-            "tokens",
+            "tokens (total)",
             "p50 ms",
             "p95 ms",
         )
@@ -80,6 +87,7 @@ def print_leaderboard(board: Leaderboard) -> None:
             table.add_row(
                 cell(f"{r.rank}{'*' if r.frontier else ''}"),
                 cell(r.harness),
+                cell(_cases(r.cases, r.dataset_cases, r.partial)),
                 cell(numbers.percent(r.pass_rate)),
                 cell(f"{numbers.percent(ci.low)}–{numbers.percent(ci.high)}" if ci else ""),
                 cell(" ".join(f"@{k} {numbers.percent(v)}" for k, v in r.pass_at_k.items())),
@@ -95,6 +103,10 @@ def print_leaderboard(board: Leaderboard) -> None:
     console.print(cell("* on the cost–accuracy frontier (no other row is cheaper and better)"))
 
 
+def _cases(cases: int, dataset_cases: int, partial: bool) -> str:
+    return f"subset ({cases:,} of {dataset_cases:,})" if partial else f"{cases:,}"
+
+
 def _errors(errors: int, grader_errors: int | None) -> str:
     if grader_errors is None:
         return f"{errors:,}"
@@ -107,12 +119,26 @@ def export(
     run_id: str = typer.Argument(..., metavar="RUN_ID"),
     scorecard: str | None = typer.Option(None, help="Whose scores (default: the run's own)."),
     format: str = typer.Option("jsonl", help="jsonl, csv or parquet."),
-    out: Path = typer.Option(..., "-o", "--out", help="The file to write."),
+    out: Path = typer.Option(
+        ..., "-o", "--out", help="The file to write; - for stdout (jsonl or csv)."
+    ),
     json: bool = JSON_OPTION,
 ) -> None:
     """Write one row per (case, sample) with status, answer, scores, tokens, cost, latency."""
     if format not in ROW_FORMATS:
         raise InvalidInput(f"--format must be one of {', '.join(ROW_FORMATS)}", {"format": format})
+    if str(out) == "-":
+        if format == "parquet":
+            raise InvalidInput(
+                "--out -: parquet is binary and cannot be written to stdout; give a file",
+                {"out": "-", "format": format},
+            )
+        columns, batches = run_exports.run_export_batches(local_context(), run_id, scorecard)
+        stdout = sys.stdout.buffer
+        for chunk in text_chunks(columns, batches, format_of(format)):
+            stdout.write(chunk)
+        stdout.flush()
+        return None
     columns, batches = run_exports.run_export_batches(local_context(), run_id, scorecard)
     try:
         rows = write_rows(columns, batches, format_of(format), out)

@@ -26,13 +26,17 @@ class LeaderboardRow(BaseModel):
     Attributes:
         rank: 1-based position in its group under the board's sort.
         harness: ``id@version``; ``run_id`` and ``scorecard_id`` name the row's source.
+        dataset_cases: the cases of the dataset version; ``partial``: the scorecard graded
+            fewer (a ``--limit``/``--case-id`` subset, "subset (cases of dataset_cases)").
         cases, repeats, n: the scorecard's counts (n = (case, sample) pairs counted);
             ``passed``, ``errors`` (harness errors), ``grader_errors`` (scores a grader could
             not decide; None when the scorecard does not count them).
         pass_rate, pass_interval: passed / n with its Wilson 95% interval (None: no verdicts).
         pass_at_k: ``{k: value}`` for k = 1..repeats when the run repeated cases (else empty).
-        cost_per_case_usd: the scorecard's cost divided by its cases (None: no case).
-        tokens_input, tokens_output: summed over the run.
+        cost_usd, cost_per_case_usd: the scorecard's priced cost, and divided by its cases;
+            None when nothing was priced (unknown, not free) or no case: such rows are off the
+            cost axis and the frontier.
+        tokens_input, tokens_output: summed over the run (totals, not per case).
         latency_p50_ms, latency_p95_ms: harness wall time (nearest rank).
         finished_at: when the run ended (its scorecard's date for a rescore: ``created_at``).
         tags: the scorecard's tags. ``frontier``: on its group's cost–accuracy frontier.
@@ -47,6 +51,8 @@ class LeaderboardRow(BaseModel):
     scorecard_id: str
     rescore_of: str | None = None
     cases: NonNegativeInt
+    dataset_cases: NonNegativeInt = 0
+    partial: bool = False
     repeats: NonNegativeInt
     n: NonNegativeInt
     passed: NonNegativeInt
@@ -55,7 +61,7 @@ class LeaderboardRow(BaseModel):
     pass_rate: float | None = None
     pass_interval: Interval | None = None
     pass_at_k: dict[str, float] = Field(default_factory=dict)
-    cost_usd: float
+    cost_usd: float | None = None
     cost_per_case_usd: float | None = None
     tokens_input: NonNegativeInt
     tokens_output: NonNegativeInt
@@ -70,13 +76,15 @@ class LeaderboardRow(BaseModel):
 class LeaderboardGroup(BaseModel):
     """Rows graded under one plan (``plan_hash``); ``graders`` names the plan's grader ids
     (``numeric``, ``judge`` …) for its label; ``frontier`` lists its frontier's scorecard ids
-    cheapest first."""
+    cheapest first; ``partial``: rows over a subset of the cases (ranked apart from full runs,
+    no frontier)."""
 
     model_config = STRICT
     plan_hash: str
     graders: list[str]
     rows: list[LeaderboardRow]
     frontier: list[str] = Field(default_factory=list)
+    partial: bool = False
 
 
 class Leaderboard(BaseModel):
@@ -88,4 +96,6 @@ class Leaderboard(BaseModel):
     sort: LeaderboardSort
     tag: str | None = None
     plan: str | None = None
+    include_partial: bool = False
+    dataset_cases: NonNegativeInt = 0
     groups: list[LeaderboardGroup]

@@ -222,6 +222,10 @@ GUIDES: dict[str, ToolGuide] = {
             "version": "SemVer, a version tag or 'latest' (default).",
             "select": "latest (default), best or all.",
             "sort": "pass_rate (default), cost, date or harness.",
+            "include_partial": (
+                "Also list runs over a subset of the cases (--limit/--case-id), in groups "
+                "of their own marked partial (default false: only full runs are ranked)."
+            ),
             "tag": "Only scorecards holding this tag.",
             "plan": "Only plans whose hash starts with this.",
         },

@@ -44,6 +44,7 @@ def get_leaderboard(
     sort: LeaderboardSort = "pass_rate",
     tag: str | None = None,
     plan: str | None = None,
+    include_partial: bool = False,
 ) -> Leaderboard:
     """The leaderboard of one dataset version over the workspace's finished runs.
 
@@ -54,6 +55,10 @@ def get_leaderboard(
         sort: ``pass_rate`` (highest first, then cheaper), ``cost`` (cost per case, cheapest
             first), ``date`` (newest first) or ``harness`` (by id@version).
         tag: only scorecards holding this tag; ``plan``: only plan hashes starting with this.
+        include_partial: also show scorecards over fewer cases than the version has (a
+            ``--limit`` or ``--case-id`` subset), in groups of their own (``partial``), never
+            ranked with full runs. Without it, ``latest`` and ``best`` consider only scorecards
+            covering the whole version, so a subset run never hides a full one.
 
     Returns:
         Groups of rows, one group per plan hash (most rows first), ranks within a group.
@@ -79,35 +84,50 @@ def get_leaderboard(
             conn,
             ctx.workspace,
             found.pk,
-            latest_only=select == "latest",
+            latest_only=False,
             tag=tag or None,
             plan_prefix=plan or None,
         )
         tags = scorecard_tags_of(conn, [h.id for h in heads])
-    rows_by_plan: dict[str, list[LeaderboardRow]] = {}
+    rows_by_plan: dict[tuple[bool, str], list[LeaderboardRow]] = {}
     graders: dict[str, list[str]] = {}
-    for head in heads:
-        rows_by_plan.setdefault(head.plan_hash, []).append(_row(head, tags.get(head.id, [])))
+    newest: set[tuple[bool, str, str]] = set()
+    for head in heads:  # newest first
+        row = _row(head, tags.get(head.id, []), found.case_count)
+        if row.partial and not include_partial:
+            continue
+        key = (row.partial, head.plan_hash, row.harness)
+        if select == "latest" and key in newest:
+            continue
+        newest.add(key)
+        rows_by_plan.setdefault((row.partial, head.plan_hash), []).append(row)
         graders[head.plan_hash] = [g["id"] for g in orjson.loads(head.plan).get("graders", [])]
-    groups = [_group(h, graders[h], rows, select, sort) for h, rows in rows_by_plan.items()]
-    groups.sort(key=lambda g: -len(g.rows))
+    groups = [
+        _group(h, graders[h], rows, select, sort, partial)
+        for (partial, h), rows in rows_by_plan.items()
+    ]
+    groups.sort(key=lambda g: (g.partial, -len(g.rows)))
     return Leaderboard(
         dataset=f"{dataset_id}@{found.version}",
         select=select,
         sort=sort,
         tag=tag or None,
         plan=plan or None,
+        include_partial=include_partial,
+        dataset_cases=found.case_count,
         groups=groups,
     )
 
 
-def _row(head: Any, tags: list[str]) -> LeaderboardRow:
+def _row(head: Any, tags: list[str], dataset_cases: int) -> LeaderboardRow:
     """A row from a scorecard header and its summary JSON (read as a mapping: a summary
     written by a newer release may carry more counts, such as ``grader_errors``)."""
     s = orjson.loads(head.summary)
     harness_id, _, harness_version = head.harness_ref.partition("@")
     cases = int(s.get("cases", 0))
-    cost = float(s.get("cost_usd", 0.0))
+    # A summary sums priced costs and adds nothing for an unpriced pair, so a total of 0 means
+    # nothing was priced: unknown, not free (None — kept off the cost axis and the frontier).
+    cost = float(s.get("cost_usd") or 0.0) or None
     interval = s.get("pass_interval")
     latency = s.get("latency") or {}
     grader_errors = s.get("grader_errors")
@@ -120,6 +140,8 @@ def _row(head: Any, tags: list[str]) -> LeaderboardRow:
         scorecard_id=head.id,
         rescore_of=head.rescore_of,
         cases=cases,
+        dataset_cases=dataset_cases,
+        partial=cases < dataset_cases,
         repeats=int(s.get("repeats", 1)),
         n=int(s.get("n", 0)),
         passed=int(s.get("passed", 0)),
@@ -129,7 +151,7 @@ def _row(head: Any, tags: list[str]) -> LeaderboardRow:
         pass_interval=Interval.model_validate(interval) if interval else None,
         pass_at_k=s.get("pass_at_k", {}) if int(s.get("repeats", 1)) > 1 else {},
         cost_usd=cost,
-        cost_per_case_usd=cost / cases if cases else None,
+        cost_per_case_usd=cost / cases if cases and cost is not None else None,
         tokens_input=int(s.get("tokens_input", 0)),
         tokens_output=int(s.get("tokens_output", 0)),
         latency_p50_ms=latency.get("p50_ms"),
@@ -162,6 +184,7 @@ def _group(
     rows: list[LeaderboardRow],
     select: LeaderboardSelect,
     sort: LeaderboardSort,
+    partial: bool = False,
 ) -> LeaderboardGroup:
     if select == "best":  # the highest pass rate per harness@version, newest among equals
         best: dict[str, LeaderboardRow] = {}
@@ -178,8 +201,10 @@ def _group(
         for r in rows
         if r.cost_per_case_usd is not None and r.pass_rate is not None
     ]
-    frontier = pareto_frontier(points)
+    frontier = [] if partial else pareto_frontier(points)  # subsets are not comparable
     on = set(frontier)
     for row in rows:
         row.frontier = row.scorecard_id in on
-    return LeaderboardGroup(plan_hash=plan_hash, graders=graders, rows=rows, frontier=frontier)
+    return LeaderboardGroup(
+        plan_hash=plan_hash, graders=graders, rows=rows, frontier=frontier, partial=partial
+    )

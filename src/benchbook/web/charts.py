@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from benchbook import numbers
 from benchbook.contracts.leaderboard import LeaderboardRow
@@ -81,7 +81,9 @@ def cost_accuracy(rows: Sequence[LeaderboardRow], href: dict[str, str]) -> Chart
     if not shown:
         return None
     top_cost = max(r.cost_per_case_usd or 0.0 for r in shown)
-    step = nice_step(top_cost) if top_cost > 0 else 1.0
+    # about two steps: at most four tick labels such as "$0.00004" side by side, which stay
+    # apart in the 400-unit viewBox at any width (five collided at 1280 and 390 px)
+    step = nice_step(top_cost, ticks=2) if top_cost > 0 else 1.0
     x_max = step * math.ceil(top_cost / step) if top_cost > 0 else 1.0
     x_max = x_max if x_max > top_cost else x_max + step
     plot_w = WIDTH - RIGHT - LEFT
@@ -112,11 +114,40 @@ def cost_accuracy(rows: Sequence[LeaderboardRow], href: dict[str, str]) -> Chart
                 pass_rate=rate,
             )
         )
+    points = _merge_labels(points)
     on = sorted((p for p in points if p.frontier), key=lambda p: (p.x, -p.pass_rate))
     path = " ".join(f"{'M' if i == 0 else 'L'}{p.x},{p.y}" for i, p in enumerate(on))
     count = round(x_max / step)
     x_ticks = [(round(x(i * step), 2), numbers.usd(i * step)) for i in range(count + 1)]
     return Chart(points, path, x_ticks, _y_ticks(), "cost per case", "pass rate")
+
+
+LABEL_CLEARANCE = 10.0
+"""Points whose label anchors are closer than this (viewBox units) share one label."""
+
+
+def _merge_labels(points: list[Point]) -> list[Point]:
+    """Rows at (nearly) the same cost and pass rate drew their rank labels on top of each
+    other: the first (best-ranked) point of such a cluster carries every rank (``2·3``), the
+    others none."""
+    labels = [p.label for p in points]
+    carriers: list[int] = []
+    for i, p in enumerate(points):  # in rank order
+        near = next(
+            (
+                c
+                for c in carriers
+                if abs(points[c].x - p.x) < LABEL_CLEARANCE
+                and abs(points[c].y - p.y) < LABEL_CLEARANCE
+            ),
+            None,
+        )
+        if near is None:
+            carriers.append(i)
+        else:
+            labels[near] = f"{labels[near]}·{p.label}"
+            labels[i] = ""
+    return [replace(p, label=label) for p, label in zip(points, labels, strict=True)]
 
 
 def trend(labels: Sequence[str], rates: Sequence[float | None], hrefs: Sequence[str]) -> Chart:

@@ -41,19 +41,19 @@ def leaderboard_page(
     sort: str = "pass_rate",
     tag: str = "",
     plan: str = "",
+    partial: bool = False,
 ) -> Response:
-    """The board of one dataset version; unknown ``select``/``sort`` fall back to the
-    defaults (a hand-edited link still shows the board)."""
-    chosen_select = select if select in LEADERBOARD_SELECTS else "latest"
-    chosen_sort = sort if sort in LEADERBOARD_SORTS else "pass_rate"
+    """The board of one dataset version; an unknown ``select``/``sort`` is a 400 naming it,
+    as in the API; ``partial`` also shows subset runs, grouped apart."""
     board = leaderboards.get_leaderboard(
         page.ctx,
         dataset_id,
         v,
-        chosen_select,
-        chosen_sort,
+        select,  # type: ignore[arg-type]  # checked by the service (400)
+        sort,  # type: ignore[arg-type]
         tag.strip() or None,
         plan.strip() or None,
+        partial,
     )
     version = board.dataset.rpartition("@")[2]
     groups = [
@@ -78,8 +78,9 @@ def leaderboard_page(
         trends=_trends(page, dataset_id, board),
         selects=LEADERBOARD_SELECTS,
         sorts=LEADERBOARD_SORTS,
-        select=chosen_select,
-        sort=chosen_sort,
+        select=select,
+        sort=sort,
+        partial=partial,
         tag=tag.strip(),
         plan=plan.strip(),
     )

@@ -210,7 +210,7 @@ TEMPLATES.env.filters.update(
     duration=duration,
 )
 TEMPLATES.env.globals.update(
-    version=benchbook.__version__,
+    benchbook_version=benchbook.__version__,
     case_url=case_url,
     dataset_url=dataset_url,
     line_diff_lines=line_diff_lines,
