@@ -149,7 +149,7 @@ class GoldOfPatch(BaseModel):
 @gold_router.post(
     "/gold",
     operation_id="derive_gold_locations",
-    responses=error_responses(400, 401, 403, 404),
+    responses=error_responses(400, 401, 403, 404, 409),
 )
 def derive_gold_locations(ctx: ContextDep, body: GoldOfCase | GoldOfPatch) -> GoldLocations:
     """The gold locations Benchbook derives from a case's patch or a given patch (SPEC I).
