@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, JsonValue
 from benchbook.contracts.common import STRICT, HttpUrl, NonEmptyStr
 from benchbook.contracts.provenance import Scoring
 
-_CLOSED = ConfigDict(extra="forbid", allow_inf_nan=False)
+# Deferred like every contract but route bodies (tests/contracts/test_deferred_build.py).
+_CLOSED = ConfigDict(extra="forbid", allow_inf_nan=False, defer_build=True)
 
 
 class Criterion(BaseModel):
@@ -100,9 +101,11 @@ class RegexConfig(BaseModel):
 
 
 class CommandConfig(BaseModel):
-    """``command``: ``cmd`` (shell) or ``argv``, ``timeout_s``, ``pass_pattern``."""
+    """``command``: ``cmd`` (shell) or ``argv``, ``timeout_s``, ``pass_pattern``; or ``grader``,
+    an admin-registered grader's ``id@version`` (``docs/security.md``, who may run what)."""
 
     model_config = _CLOSED
+    grader: JsonValue = None
     cmd: JsonValue = None
     argv: JsonValue = None
     timeout_s: JsonValue = None
