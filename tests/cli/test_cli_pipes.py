@@ -73,6 +73,19 @@ def test_an_explicit_columns_still_narrows_the_table(ctx: Context, cli_env: dict
     assert max(map(len, result.stdout.splitlines())) <= 80
 
 
+def test_each_invocation_gets_the_width_its_environment_asks_for(
+    ctx: Context, cli_env: dict[str, str]
+) -> None:
+    """Rich reads ``COLUMNS`` when a console is made: a process that runs the CLI twice (a test
+    runner, a notebook) used to keep the first call's width for every later call (CI cut the
+    second, wide listing at 80 columns)."""
+    _report(ctx)
+    narrow = invoke({**cli_env, "COLUMNS": "80"}, "runs", "list")
+    wide = invoke({**cli_env, "COLUMNS": "2000"}, "runs", "list")
+    assert max(map(len, narrow.stdout.splitlines())) <= 80
+    assert LONG_HARNESS in wide.stdout and max(map(len, wide.stdout.splitlines())) > 80
+
+
 def test_datasets_show_keeps_whole_tasks_in_a_pipe(ctx: Context, cli_env: dict[str, str]) -> None:
     dataset = arithmetic("long", n=1)
     case = dataset.cases[0].model_copy(update={"task": LONG_ANSWER})

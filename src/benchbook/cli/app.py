@@ -189,28 +189,36 @@ def main(
     """Versioned evaluation datasets and the evaluations run on them."""
 
 
-@cache
 def _make_console(stderr: bool) -> Console:
+    """The console of stdout (or stderr) for the environment as it is now: rich reads
+    ``COLUMNS`` once, when a console is made, so one is kept per ``COLUMNS`` value and per
+    terminal-or-pipe (a process that invokes the CLI twice in different environments, as a test
+    runner does, gets the width each call asked for)."""
+    import os
+
+    return _console_for(stderr, os.environ.get("COLUMNS"), sys.stdout.isatty())
+
+
+def _in_pipe() -> bool:
+    """True when stdout is not a terminal and no ``COLUMNS`` is set: tables are then
+    :data:`PIPE_WIDTH` wide and previews whole."""
+    import os
+
+    return "COLUMNS" not in os.environ and not sys.stdout.isatty()
+
+
+@cache
+def _console_for(stderr: bool, columns: str | None, tty: bool) -> Console:
     from rich.console import Console
 
     if stderr:
         return Console(stderr=True, emoji=False, soft_wrap=True)
-    return Console(emoji=False, width=_pipe_width())
+    return Console(emoji=False, width=PIPE_WIDTH if columns is None and not tty else None)
 
 
 PIPE_WIDTH = 100_000
 """Columns of stdout when it is not a terminal: wide enough that no table cell wraps or is cut
 (``benchbook runs list | cat`` keeps every value whole); an explicit ``COLUMNS`` still wins."""
-
-
-def _pipe_width() -> int | None:
-    """None (rich asks the terminal) on a terminal or with ``COLUMNS`` set, else
-    :data:`PIPE_WIDTH`."""
-    import os
-
-    if "COLUMNS" in os.environ or sys.stdout.isatty():
-        return None
-    return PIPE_WIDTH
 
 
 class _LazyConsole:
@@ -299,10 +307,10 @@ def shorten(text: str, width: int) -> str:
     """``text`` on one line, shortened at a word boundary to at most ``width`` characters
     (`` …`` marks the cut) for a table's preview column; ``--json`` shows it whole. A first
     word longer than ``width`` is kept whole (the table folds it). In a pipe (stdout not a
-    terminal, no ``COLUMNS``: :func:`_pipe_width`) nothing is cut: the whole text on one line."""
+    terminal, no ``COLUMNS``: :func:`_in_pipe`) nothing is cut: the whole text on one line."""
     import textwrap
 
-    if _pipe_width() is not None:
+    if _in_pipe():
         return " ".join(text.split())
     short = textwrap.shorten(text, width, placeholder=" …")
     return short if short != "…" else text.split()[0] + " …"
