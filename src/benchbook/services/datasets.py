@@ -24,18 +24,9 @@ from benchbook.contracts.registry import (
     ValidationReport,
     VersionInfo,
 )
-from benchbook.datasets.diff import (
-    diff_versions,
-)
-from benchbook.datasets.identity import (
-    dataset_meta,
-    version_hash,
-)
-from benchbook.datasets.versions import (
-    clean_version_tags,
-    pick_latest,
-    sort_versions,
-)
+from benchbook.datasets.diff import diff_versions
+from benchbook.datasets.identity import dataset_meta, version_hash
+from benchbook.datasets.versions import clean_version_tags, pick_latest, sort_versions
 from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
 from benchbook.services.bounds import bounded_int
@@ -50,7 +41,12 @@ from benchbook.services.dataset_cases import search_cases as search_cases
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
 from benchbook.services.run_views import with_run_status
 from benchbook.services.validation import issues_of, parse_model
-from benchbook.services.version_storage import case_rows, dataset_event, difference, stored_meta
+from benchbook.services.version_storage import (
+    case_rows,
+    content_difference,
+    dataset_event,
+    stored_meta,
+)
 from benchbook.services.version_storage import store_version as store_version
 from benchbook.store import case_reads, version_tags
 from benchbook.store import dataset_owners as heads
@@ -105,7 +101,7 @@ def validate_dataset(
         report.identical = same
         report.would_conflict = not same
         if not same:
-            said, _ = difference(conn, existing, meta, incoming)
+            said, _ = content_difference(conn, existing, meta, incoming)
             report.ok = False
             report.errors.append(
                 ValidationIssue(

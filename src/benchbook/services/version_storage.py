@@ -245,10 +245,11 @@ def _incoming_pairs(rows: Iterable[repo.CaseRow]) -> list[tuple[str, str]]:
 
 
 def stored_meta(row: repo.VersionRow) -> dict[str, Any]:
+    """A stored version's canonical metadata: ``{description, tags, produced_by}``."""
     return {"description": row.description, "tags": row.tags, "produced_by": row.produced_by}
 
 
-def difference(
+def content_difference(
     conn: Connection,
     existing: repo.VersionRow,
     meta: dict[str, Any],
@@ -269,7 +270,7 @@ def _conflict(
     incoming: list[tuple[str, str]],
 ) -> Conflict:
     """Conflict naming id@version and saying whether cases (how many) or only metadata differ."""
-    said, details = difference(conn, existing, meta, incoming)
+    said, details = content_difference(conn, existing, meta, incoming)
     key = f"{existing.dataset_id}@{existing.version}"
     return Conflict(
         f"{key} already exists with different content: {said}; register a new version instead",
@@ -280,6 +281,8 @@ def _conflict(
 def dataset_event(
     conn: Connection, ws: str, dataset_id: str, kind: str, actor: str, version: str, **extra: Any
 ) -> None:
+    """Record a dataset event (``registered``, ``revived``, ``deleted``, ``tagged``) of one
+    version in ``conn``'s transaction, ``extra`` added to its details."""
     add_event(
         conn,
         workspace=ws,

@@ -23,11 +23,7 @@ from benchbook.store.case_reads import driver_rows
 from benchbook.store.case_writes import CaseRow as CaseRow
 from benchbook.store.case_writes import write_cases as write_cases
 from benchbook.store.dataset_heads import refresh_heads_of
-from benchbook.store.tables import (
-    dataset_versions,
-    utcnow,
-    version_cases,
-)
+from benchbook.store.tables import dataset_versions, utcnow, version_cases
 from benchbook.store.version_tags import resolve_tag as resolve_tag
 from benchbook.store.version_tags import tags_of_versions as tags_of_versions
 
