@@ -97,12 +97,13 @@ def _stored_run(ctx: Any, side: list[Any]) -> str:
     its scorecard id."""
     from benchbook.contracts.run import RunSettings, StartRunRequest
     from benchbook.services import runs, scorecards
+    from benchbook.store import run_results
     from benchbook.store import runs as repo
 
     request = StartRunRequest(dataset="bench", harness="bench-add", settings=RunSettings())
     run = runs.start_run(ctx, request)
     rows = [
-        repo.ResultRow(
+        run_results.ResultRow(
             case_id=case_id,
             sample=sample,
             position=i,
@@ -123,7 +124,7 @@ def _stored_run(ctx: Any, side: list[Any]) -> str:
     ]
     with ctx.engine.begin() as conn:
         for start in range(0, len(rows), 10_000):
-            repo.write_results(conn, run.id, run.scorecard_id, rows[start : start + 10_000])
+            run_results.write_results(conn, run.id, run.scorecard_id, rows[start : start + 10_000])
         repo.set_run(conn, run.id, status="finished")
         row = repo.get_run(conn, run.id)
         scorecards.finalize(conn, ctx.settings, row, run.scorecard_id, None)

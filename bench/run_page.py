@@ -59,6 +59,7 @@ def seed_run(ctx: Any, n: int) -> tuple[str, str]:
     ``(run id, a failed case id)``."""
     from benchbook.contracts.run import StartRunRequest
     from benchbook.services import harnesses, runs, scorecards
+    from benchbook.store import run_results
     from benchbook.store import runs as repo
 
     harness = {"id": "bench-add", "version": "1.0.0", "kind": "python",
@@ -77,7 +78,7 @@ def seed_run(ctx: Any, n: int) -> tuple[str, str]:
             if not passed and status == "ok" and not failed_id:
                 failed_id = f"q{i:06d}"
             batch.append(
-                repo.ResultRow(
+                run_results.ResultRow(
                     case_id=f"q{i:06d}",
                     sample=0,
                     position=i,
@@ -96,9 +97,9 @@ def seed_run(ctx: Any, n: int) -> tuple[str, str]:
                 )
             )
             if len(batch) == WRITE_BATCH:
-                repo.write_results(conn, run.id, str(run.scorecard_id), batch)
+                run_results.write_results(conn, run.id, str(run.scorecard_id), batch)
                 batch = []
-        repo.write_results(conn, run.id, str(run.scorecard_id), batch)
+        run_results.write_results(conn, run.id, str(run.scorecard_id), batch)
         repo.set_run(conn, run.id, status="finished")
         row = repo.get_run(conn, run.id)
         assert row is not None

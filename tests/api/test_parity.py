@@ -34,12 +34,13 @@ def test_operation_names_are_the_service_functions_own_names() -> None:
 
 
 def test_every_public_dataset_service_function_taking_a_context_is_registered() -> None:
-    from benchbook.services import datasets
+    from benchbook.services import dataset_cases, datasets, version_storage
 
     public = {
         name
-        for name, fn in inspect.getmembers(datasets, inspect.isfunction)
-        if fn.__module__ == datasets.__name__
+        for module in (datasets, dataset_cases, version_storage)
+        for name, fn in inspect.getmembers(module, inspect.isfunction)
+        if fn.__module__ == module.__name__
         and not name.startswith("_")
         and next(iter(inspect.signature(fn).parameters), None) == "ctx"
         # the streaming core behind register_dataset and imports; export_dataset's bytes in

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 from benchbook.app import create_app
 from benchbook.services.context import Context
-from benchbook.services.run_execution import RunWorker
+from benchbook.services.run_worker import RunWorker
 from tests.eval.test_runs import arithmetic, python_harness, rctx  # noqa: F401 (fixture)
 
 N = 6

@@ -23,9 +23,9 @@ from benchbook.contracts.run import RunSettings, StartRunRequest
 from benchbook.services import datasets as ds
 from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
-from benchbook.services.run_execution import StoreVerdictCache
 from benchbook.services.secrets import set_secret
-from benchbook.store import runs as store_runs
+from benchbook.services.verdict_cache import StoreVerdictCache
+from benchbook.store import judge_verdicts
 from tests.eval.test_runs import python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer, last_user_text
 from tests.openaiserver.allow import allow_endpoint, hosts_of
@@ -162,7 +162,7 @@ def test_a_verdict_another_process_caches_at_the_same_moment_is_kept_without_an_
 
     with rctx.engine.connect() as other:
         with other.begin():  # another process caches the same verdict, not yet committed
-            store_runs.put_verdict(other, rctx.workspace, *keys, json.dumps(verdict))
+            judge_verdicts.put_verdict(other, rctx.workspace, *keys, json.dumps(verdict))
             racing = threading.Thread(target=put)
             racing.start()
             time.sleep(0.3)  # the racing put has looked the key up and waits to insert

@@ -27,7 +27,7 @@ from benchbook.contracts.run import StartRunRequest
 from benchbook.services import datasets as ds
 from benchbook.services import runs, scorecards
 from benchbook.services.context import Context
-from benchbook.services.run_execution import RunWorker
+from benchbook.services.run_worker import RunWorker
 from benchbook.settings import Settings
 from tests.eval.test_acceptance_gsm8k import (
     GSM8K_ROWS,

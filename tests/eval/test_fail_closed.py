@@ -18,7 +18,7 @@ from benchbook.errors import UpstreamError
 from benchbook.services import datasets as ds
 from benchbook.services import endpoints, harnesses, run_execution, runs
 from benchbook.services.context import Context
-from benchbook.store import runs as store_runs
+from benchbook.store import scorecards as store_scorecards
 from benchbook.store.tables import scorecards as scorecard_table
 from tests.eval.test_runs import arithmetic, python_harness, rctx  # noqa: F401 (fixture)
 from tests.openaiserver import OpenAIServer
@@ -70,7 +70,7 @@ def test_summaries_stored_before_grader_errors_keep_reading_and_failed_runs_give
     )
     good = run_execution.execute_run(rctx, good.id)
     with rctx.engine.begin() as conn:  # a summary as written before migration 0014
-        head = store_runs.get_scorecard(conn, good.scorecard_id)
+        head = store_scorecards.get_scorecard(conn, good.scorecard_id)
         old = orjson.loads(head.summary)
         for key in ("grader_errors", "judge_tokens_input", "judge_tokens_output", "judge_cost_usd"):
             old.pop(key)

@@ -20,8 +20,9 @@ from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
 from benchbook.services import datasets as ds
 from benchbook.services import harnesses, run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context, local_admin_context
+from benchbook.services.run_worker import RunWorker
 from benchbook.settings import Settings
-from benchbook.store import runs as store_runs
+from benchbook.store import run_results as store_results
 from tests.services.test_accounts import make_team
 
 N_CASES = 12
@@ -180,7 +181,7 @@ def test_a_cancelled_queued_run_never_executes(rctx: Context) -> None:
 def test_a_worker_executes_queued_runs(rctx: Context) -> None:
     ds.register_dataset(rctx, arithmetic())
     run = start(rctx, python_harness(rctx, "add"))
-    worker = run_execution.RunWorker(rctx.engine, rctx.settings)
+    worker = RunWorker(rctx.engine, rctx.settings)
     assert worker.poll_once() is True
     assert runs.get_run(rctx, run.id).status == "finished"
     assert worker.poll_once() is False
@@ -312,6 +313,6 @@ def test_the_live_counts_and_the_stored_ones_say_whether_a_grader_gave_verdicts(
     done = run_execution.execute_run(rctx, run.id, lambda c, _spent: seen.append(dict(c)))
     assert (seen[-1]["ok"], seen[-1]["verdicts"]) == (4, verdicts)
     with rctx.engine.connect() as conn:
-        assert store_runs.counts(conn, run.id)["verdicts"] == verdicts
+        assert store_results.counts(conn, run.id)["verdicts"] == verdicts
     assert (done.pass_rate is None) == (verdicts == 0)
     assert runs.rated(4, 4, seen[-1]["verdicts"]) == (verdicts > 0)

@@ -18,7 +18,7 @@ from benchbook.services import datasets as ds
 from benchbook.services.context import Context
 from benchbook.services.keys import create_api_key
 from benchbook.services.registry import OPERATIONS
-from benchbook.services.run_execution import RunWorker
+from benchbook.services.run_worker import RunWorker
 from benchbook.settings import Settings
 from tests.eval.test_runs import arithmetic
 from tests.mcp.live import McpSession, live_server, mcp_http

@@ -31,12 +31,13 @@ from sqlalchemy import Engine, func, select
 
 from benchbook.contracts.run import CaseResult, StartRunRequest
 from benchbook.eval.executors.local import FinishedItem
-from benchbook.services import accounts, keys, run_execution, runs
+from benchbook.services import accounts, keys, run_execution, run_worker, runs
 from benchbook.services import datasets as ds
 from benchbook.services.context import Context
 from benchbook.services.leases import local_host, pid_alive
 from benchbook.settings import Settings
 from benchbook.store import leases as lease_repo
+from benchbook.store import run_leases
 from benchbook.store import runs as run_repo
 from benchbook.store.tables import case_results, utcnow
 from tests.eval.test_runs import arithmetic, python_harness
@@ -295,8 +296,8 @@ def test_sqlite_allows_one_runs_worker_the_second_waits_until_the_first_stops(
 ) -> None:
     ds.register_dataset(ctx, arithmetic(n=2))
     python_harness(ctx, "add")
-    first = run_execution.RunWorker(ctx.engine, ctx.settings)
-    second = run_execution.RunWorker(ctx.engine, ctx.settings)
+    first = run_worker.RunWorker(ctx.engine, ctx.settings)
+    second = run_worker.RunWorker(ctx.engine, ctx.settings)
     one = _queued(ctx)
     assert first.poll_once() is True and runs.get_run(ctx, one).status == "finished"
     two = _queued(ctx)
@@ -318,7 +319,7 @@ def test_sqlite_hands_the_worker_lease_on_when_its_holder_process_is_gone(ctx: C
     dead = f"{local_host(ctx.settings)}:{gone.pid}:0dead0"
     with ctx.engine.begin() as conn:  # left by a killed `benchbook worker`, lease still fresh
         lease_repo.take_lease(conn, "runs", dead, utcnow() + timedelta(hours=1), None)
-    worker = run_execution.RunWorker(ctx.engine, ctx.settings)
+    worker = run_worker.RunWorker(ctx.engine, ctx.settings)
     run_id = _queued(ctx)
     assert worker.poll_once() is True and runs.get_run(ctx, run_id).status == "finished"
     worker.stop()
@@ -332,10 +333,10 @@ def test_on_postgresql_any_number_of_workers_poll_and_a_locked_run_is_skipped_no
     ds.register_dataset(ctx, arithmetic(n=2))
     python_harness(ctx, "add")
     run_id = _queued(ctx)
-    worker = run_execution.RunWorker(ctx.engine, ctx.settings)
-    other = run_execution.RunWorker(ctx.engine, ctx.settings)
+    worker = run_worker.RunWorker(ctx.engine, ctx.settings)
+    other = run_worker.RunWorker(ctx.engine, ctx.settings)
     with ctx.engine.begin() as conn:  # another worker is claiming it right now
-        assert [r.id for r in run_repo.lock_claimable(conn, utcnow())] == [run_id]
+        assert [r.id for r in run_leases.lock_claimable(conn, utcnow())] == [run_id]
         assert worker.poll_once() is False  # skipped at once, not blocked
     assert other.poll_once() is True and not other.standby
     assert runs.get_run(ctx, run_id).status == "finished"
@@ -351,20 +352,20 @@ def test_a_holder_that_lost_its_lease_writes_nothing_more(ctx: Context) -> None:
     old, new = "elsewhere:1:aaaaaa", "elsewhere:2:bbbbbb"
     now = utcnow()
     with ctx.engine.begin() as conn:
-        assert run_repo.take_run(conn, row, old, now, now - timedelta(seconds=1))  # lapsed
+        assert run_leases.take_run(conn, row, old, now, now - timedelta(seconds=1))  # lapsed
     with ctx.engine.connect() as conn:
         held = run_repo.get_run(conn, run_id)
     assert held is not None
     sink = run_execution.StoreSink(ctx, held, old, None)
     with ctx.engine.begin() as conn:  # another server takes the lapsed run over
-        assert run_repo.take_run(conn, held, new, now, now + timedelta(seconds=30))
+        assert run_leases.take_run(conn, held, new, now, now + timedelta(seconds=30))
     item = FinishedItem(0, CaseResult(case_id="c0", sample=0, status="ok", answer="1"))
     sink.write([item])
     assert stored_keys(ctx.engine, run_id) == Counter()
     assert sink.cancelled() and sink.lost
     assert sink.renew() is False
     with ctx.engine.begin() as conn:
-        assert run_repo.renew_lease(conn, run_id, new, now, now) is False  # no cancel asked
+        assert run_leases.renew_lease(conn, run_id, new, now, now) is False  # no cancel asked
 
 
 def test_lease_settings_default_to_30_s_renewed_every_10_s_and_renewal_must_be_shorter() -> None:

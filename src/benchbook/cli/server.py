@@ -49,7 +49,7 @@ def serve(
             " (shown once; create your own users with 'benchbook users create')"
         )
     if settings.run_worker:
-        from benchbook.services.run_execution import RunWorker
+        from benchbook.services.run_worker import RunWorker
         from benchbook.services.sandboxing import check_sandbox
 
         check_sandbox(application.state.engine, settings)  # refuse before serving anything
@@ -80,7 +80,7 @@ def worker(
     """
     import signal
 
-    from benchbook.services.run_execution import RunWorker
+    from benchbook.services.run_worker import RunWorker
     from benchbook.services.sandboxing import check_sandbox
 
     settings = get_settings()

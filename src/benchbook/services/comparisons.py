@@ -23,7 +23,10 @@ from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outc
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, TERMINAL
 from benchbook.services.scorecards import ID_PREFIXES, load_scorecard, read_scorecard
+from benchbook.store import result_pages
+from benchbook.store import run_results as result_repo
 from benchbook.store import runs as repo
+from benchbook.store import scorecards as card_repo
 
 MAX_RESAMPLES = 100_000
 MAX_SEED = 2**32 - 1
@@ -47,7 +50,7 @@ def _load(conn: Connection, ctx: Context, ref: str) -> tuple[Scorecard, repo.Run
 def _baseline_ref(conn: Connection, ctx: Context, ref: str, dataset_id: str) -> str:
     if ref.startswith(ID_PREFIXES):
         return ref
-    found = repo.resolve_scorecard_tag(conn, ctx.workspace, dataset_id, ref)
+    found = card_repo.resolve_scorecard_tag(conn, ctx.workspace, dataset_id, ref)
     if found is None:
         raise NotFound(
             f"no scorecard of dataset {dataset_id!r} is tagged {ref!r}",
@@ -114,8 +117,12 @@ def compare_scorecards(
             _CACHE.move_to_end(key)
             return _CACHE[key]
         with gc_paused():  # 200k fetched tuples, then the pairing
-            before = repo.outcomes_of(conn, base_run.id, base.id, base.id == base_run.scorecard_id)
-            after = repo.outcomes_of(conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id)
+            before = result_repo.outcomes_of(
+                conn, base_run.id, base.id, base.id == base_run.scorecard_id
+            )
+            after = result_repo.outcomes_of(
+                conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id
+            )
             found = compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
     found = _with_origins(found, base_run, cand_run)
     if key is not None:
@@ -191,7 +198,7 @@ def list_dataset_scorecards(
         raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
     with ctx.engine.connect() as conn:
         found = repo.dataset_scorecards(conn, ctx.workspace, dataset_id, TERMINAL, limit)
-        tags = repo.scorecard_tags_of(conn, [head.id for head, _ in found])
+        tags = card_repo.scorecard_tags_of(conn, [head.id for head, _ in found])
         cards = []
         for head, run in found:
             card = (
@@ -227,7 +234,7 @@ def list_paired_results(
         sides = ((0, comparison.baseline), (1, comparison.candidate))
         for side, scorecard_id in sides:
             _, run = load_scorecard(conn, ctx, scorecard_id)
-            for key, row in repo.results_for(conn, run.id, scorecard_id, case_ids).items():
+            for key, row in result_pages.results_for(conn, run.id, scorecard_id, case_ids).items():
                 out.setdefault(key, [None, None])[side] = _result(row)
     return {key: (pair[0], pair[1]) for key, pair in out.items()}
 

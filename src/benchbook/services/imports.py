@@ -2,8 +2,8 @@
 
 An import resolves a recipe (inline ``spec``, registered ``recipe`` or catalog ``benchmark``),
 opens its row source (:func:`open_source`), maps rows to cases (``datasets/mapping.py``) and
-streams them into ``services.datasets.store_version`` in one transaction: a bad row rejects the
-whole import and stores nothing.
+streams them into ``services.version_storage.store_version`` in one transaction: a bad row
+rejects the whole import and stores nothing.
 """
 
 from __future__ import annotations
@@ -42,13 +42,13 @@ from benchbook.datasets.versions import pick_latest
 from benchbook.errors import ContentConflict, InvalidInput
 from benchbook.services import import_keys, recipes
 from benchbook.services.context import Context
-from benchbook.services.datasets import store_version
 from benchbook.services.import_progress import Progress, bounded_rows, counted_rows, no_rows
 from benchbook.services.import_progress import source_notes as source_notes
 from benchbook.services.import_versions import plan_version as plan_version
 from benchbook.services.import_versions import target_version, version_description
 from benchbook.services.secrets import resolve_secret
 from benchbook.services.validation import parse_model
+from benchbook.services.version_storage import store_version
 from benchbook.store import datasets as repo
 from benchbook.store.engine import truncate_log
 

@@ -1,28 +1,23 @@
 """Executing a stored run (SPEC H.4): claim it, stream its cases, write results as they finish.
 
 Used by ``benchbook run`` / ``benchbook runs resume`` (in the CLI's own process) and by the
-worker inside ``benchbook serve`` and ``benchbook worker`` (:class:`RunWorker`). A run is held
-through a lease (``claimed_by`` + ``lease_expires_at``, renewed every ``run_lease_renew_s`` by a
+runs worker inside ``benchbook serve`` and ``benchbook worker``
+(:class:`~benchbook.services.run_worker.RunWorker`). A run is held through a lease
+(``claimed_by`` + ``lease_expires_at``, renewed every ``run_lease_renew_s`` by a
 :class:`~benchbook.services.leases.LeaseKeeper`); a run whose holder died (its process is gone
 on this host, or its lease lapsed) is taken over, and only the (case, sample) pairs without a
-stored result run again. Workers claim runs with ``SELECT … FOR UPDATE SKIP LOCKED`` and a
-compare-and-set update, so two servers on one PostgreSQL never both take a run; every result
-batch is written in the same transaction as a lease renewal, so a holder that lost its run
-(taken over after its lease lapsed) writes nothing more: each (case, sample) is stored once.
-On SQLite only one process runs a worker at a time (the ``runs`` worker lease); others wait.
+stored result run again. Every result batch is written in the same transaction as a lease
+renewal, so a holder that lost its run (taken over after its lease lapsed) writes nothing more:
+each (case, sample) is stored once.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import threading
 from collections.abc import Callable, Iterator
 
 import orjson
-from pydantic import JsonValue
 from sqlalchemy import Connection, Engine
-from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.dataset import Case
 from benchbook.contracts.harness import secret_names
@@ -33,71 +28,40 @@ from benchbook.eval.executors.ray_cluster import execute_ray
 from benchbook.eval.grading import Grading
 from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
-from benchbook.runtime import RuntimeConfig
 from benchbook.services import scorecards, traces
 from benchbook.services.budgets import current_budget
 from benchbook.services.code_rules import CodeResolver
-from benchbook.services.context import Context, Principal
+from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness
-from benchbook.services.jobs import reap_orphaned_imports
-from benchbook.services.leases import (
-    LeaseKeeper,
-    holder_alive,
-    lease_until,
-    local_host,
-    on_this_host,
-    worker_id,
-)
+from benchbook.services.leases import LeaseKeeper, holder_alive, lease_until, worker_id
 from benchbook.services.masking import mask_model, mask_text, masked_values
 from benchbook.services.reproducibility import finish_record
 from benchbook.services.run_secrets import LazySecrets
-from benchbook.services.runs import load_run, run_view
-from benchbook.services.sandboxing import check_sandbox, default_work_root, sandbox_policy
+from benchbook.services.run_views import load_run, run_view
+from benchbook.services.runtime_settings import runtime_config as runtime_config
+from benchbook.services.sandboxing import check_sandbox
+from benchbook.services.verdict_cache import StoreVerdictCache as StoreVerdictCache
 from benchbook.settings import Settings
-from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
-from benchbook.store import leases as lease_repo
+from benchbook.store import run_leases, run_results
 from benchbook.store import runs as repo
-from benchbook.store.engine import try_write
+from benchbook.store.case_reads import case_page
 from benchbook.store.tables import utcnow
 
 log = logging.getLogger(__name__)
 
 PAGE = 1000
-#: The worker lease an SQLite database allows one holder of.
-SQLITE_WORKER_LEASE = "runs"
 
 Progress = Callable[[dict[str, int], float], None]
 """``progress(counts, spent_usd)`` after every written batch (counts as in RunCounts)."""
 
-__all__ = ["RunWorker", "execute_run", "holder_alive", "run_holder_alive", "worker_id"]
+__all__ = ["execute_run", "holder_alive", "run_holder_alive", "worker_id"]
 
 
 def run_holder_alive(row: repo.RunRow, settings: Settings) -> bool:
     """Whether the process holding a running run may still be alive (see
     :func:`benchbook.services.leases.holder_alive`)."""
     return holder_alive(row.claimed_by, row.lease_expires_at, settings)
-
-
-class StoreVerdictCache:
-    """Judge verdicts cached in the store, per workspace."""
-
-    def __init__(self, engine: Engine, workspace: str) -> None:
-        self.engine, self.workspace = engine, workspace
-
-    def get(self, judge_hash: str, input_hash: str) -> dict[str, JsonValue] | None:
-        with self.engine.connect() as conn:
-            text = repo.get_verdict(conn, self.workspace, judge_hash, input_hash)
-        if text is None:
-            return None
-        value: dict[str, JsonValue] = orjson.loads(text)
-        return value
-
-    def put(self, judge_hash: str, input_hash: str, verdict: dict[str, JsonValue]) -> None:
-        with contextlib.suppress(IntegrityError), self.engine.begin() as conn:
-            repo.put_verdict(
-                conn, self.workspace, judge_hash, input_hash, orjson.dumps(verdict).decode()
-            )
 
 
 class StoreSink:
@@ -121,7 +85,7 @@ class StoreSink:
         assert row.scorecard_id is not None
         self.scorecard_id = row.scorecard_id
         with ctx.engine.connect() as conn:
-            self.counts = repo.counts(conn, row.id)
+            self.counts = run_results.counts(conn, row.id)
         self.spent = row.spent_usd
         self._stop = False
         self.lost = False
@@ -146,7 +110,7 @@ class StoreSink:
                     len(rows),
                 )
                 return
-            repo.write_results(conn, self.run_id, self.scorecard_id, rows)
+            run_results.write_results(conn, self.run_id, self.scorecard_id, rows)
         for i in items:
             r = i.result
             self.counts[r.status] += 1
@@ -160,13 +124,13 @@ class StoreSink:
         if self.progress is not None:
             self.progress(dict(self.counts), self.spent)
 
-    def _row(self, item: FinishedItem) -> repo.ResultRow:
+    def _row(self, item: FinishedItem) -> run_results.ResultRow:
         r = item.result
         blob, path, digest = (None, None, None)
         if r.trace is not None:
             blob, path, digest = traces.encode_trace(self.ctx.settings, r.trace)
         usage = r.trace.usage if r.trace is not None else None
-        return repo.ResultRow(
+        return run_results.ResultRow(
             case_id=r.case_id,
             sample=r.sample,
             position=item.position,
@@ -189,7 +153,7 @@ class StoreSink:
     def renew_in(self, conn: Connection) -> bool:
         """Renew the lease in ``conn``'s transaction; False once the run is someone else's."""
         now = utcnow()
-        cancel = repo.renew_lease(
+        cancel = run_leases.renew_lease(
             conn, self.run_id, self.worker, now, lease_until(self.ctx.settings, now)
         )
         # None: another process took the run over; True: someone asked it to stop.
@@ -211,19 +175,6 @@ class StoreSink:
         (``run_lease_renew_s``), whatever the executor."""
 
 
-def runtime_config(settings: Settings) -> RuntimeConfig:
-    """The runtime's paths, sandbox and browser egress from the settings (work root default:
-    ``<tmp>/benchbook-work``)."""
-    work_root = default_work_root(settings)
-    return RuntimeConfig(
-        work_root=work_root,
-        mirrors=settings.home / "mirrors",
-        chromium=settings.chromium,
-        sandbox=sandbox_policy(settings, work_root),
-        browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
-    )
-
-
 def _claim(ctx: Context, run_id: str, worker: str, force: bool) -> repo.RunRow | None:
     """Take the run (compare-and-set), or None when it is already in a terminal state.
 
@@ -243,7 +194,7 @@ def _claim(ctx: Context, run_id: str, worker: str, force: bool) -> repo.RunRow |
                 {"id": run_id, "claimed_by": row.claimed_by},
             )
         now = utcnow()
-        if not repo.take_run(conn, row, worker, now, lease_until(ctx.settings, now)):
+        if not run_leases.take_run(conn, row, worker, now, lease_until(ctx.settings, now)):
             raise Conflict(
                 f"run {run_id} was claimed by another worker at the same moment",
                 {"id": run_id},
@@ -257,13 +208,13 @@ def _items(
     """The work items still missing, in dataset order, read a page at a time, each case's
     registered graders and environment recipe resolved."""
     with engine.connect() as conn:
-        done = repo.done_keys(conn, row.id, ("ok", "error", "not_run"))
+        done = run_results.done_keys(conn, row.id, ("ok", "error", "not_run"))
     ids = set(settings.case_ids) if settings.case_ids is not None else None
     tags = set(settings.tags) if settings.tags is not None else None
     taken, after = 0, None
     while True:
         with engine.connect() as conn:
-            page = dataset_repo.case_page(conn, row.dataset_pk, after, PAGE)
+            page = case_page(conn, row.dataset_pk, after, PAGE)
         if not page:
             return
         for position, case_id, body in page:
@@ -388,7 +339,7 @@ def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing
         error = None
         if outcome == "finished" and card is not None and card.n and card.errors == card.n:
             # Nothing ran to the end: a failed run, never a finished one with a 0% pass rate.
-            top = repo.top_errors(conn, run_id, limit=1)
+            top = run_results.top_errors(conn, run_id, limit=1)
             cause = f": {top[0][0]}" if top else ""
             outcome, error = "failed", f"every (case, sample) errored ({card.errors:,}){cause}"
         repo.set_run(
@@ -408,146 +359,3 @@ def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing
 def _view(ctx: Context, run_id: str) -> Run:
     with ctx.engine.connect() as conn:
         return run_view(conn, load_run(conn, ctx, run_id))
-
-
-def run_context(engine: Engine, settings: Settings, row: repo.RunRow) -> Context:
-    """A context acting for a run's creator in the run's workspace (the worker's identity;
-    the creator's right to start the run was checked by ``start_run``)."""
-    return Context(
-        principal=Principal(
-            user_id=row.created_by,
-            display_name=row.created_by,
-            workspace=row.workspace,
-            role="member",
-        ),
-        engine=engine,
-        settings=settings,
-    )
-
-
-class RunWorker(threading.Thread):
-    """Executes queued runs, and runs left ``running`` by a dead process, one at a time.
-
-    Started by ``benchbook serve`` (unless ``BENCHBOOK_RUN_WORKER=false``) and by
-    ``benchbook worker``. Each poll also ends import jobs whose server died
-    (:func:`~benchbook.services.jobs.reap_orphaned_imports`). On SQLite a worker first takes
-    the database's one ``runs`` worker lease and keeps it while its process lives; a second
-    worker on the same SQLite file waits (``standby``) until that lease is released or its
-    holder is gone. ``stop()`` stops picking up runs and releases that lease; a run in progress
-    keeps its own lease until the process exits and is then taken over like any orphan.
-    """
-
-    def __init__(self, engine: Engine, settings: Settings, poll_s: float = 1.0) -> None:
-        super().__init__(name="benchbook-run-worker", daemon=True)
-        self.engine, self.settings, self.poll_s = engine, settings, poll_s
-        self.sqlite = engine.dialect.name == "sqlite"
-        self.holder = worker_id(settings)
-        self.standby = False
-        self._stop_event = threading.Event()
-        self._keeper: LeaseKeeper | None = None
-
-    def stop(self) -> None:
-        """Stop picking up runs (and, on SQLite, give the worker lease up)."""
-        self._stop_event.set()
-        if self._keeper is not None:
-            self._keeper.stop()
-            self._keeper = None
-        if self.sqlite:
-            with contextlib.suppress(Exception), self.engine.begin() as conn:
-                lease_repo.release_lease(conn, SQLITE_WORKER_LEASE, self.holder)
-
-    def run(self) -> None:
-        while not self._stop_event.is_set():
-            try:
-                picked = self.poll_once()
-            except Exception:
-                log.exception("run worker poll failed")
-                picked = False
-            if not picked:
-                self._stop_event.wait(self.poll_s)
-
-    def poll_once(self) -> bool:
-        """Execute at most one claimable run; True when one was executed."""
-        if self.sqlite and not self._hold_sqlite_lease():
-            return False
-        with contextlib.suppress(Exception):
-            reap_orphaned_imports(self.engine, self.settings)
-        claimed = self._claim_next()
-        if claimed is None:
-            return False
-        row, worker = claimed
-        ctx = run_context(self.engine, self.settings, row)
-        try:
-            execute_run(ctx, row.id, worker=worker)
-        except Conflict:
-            return False
-        except Exception:
-            log.exception("run %s failed in the worker", row.id)
-        return True
-
-    def _claim_next(self) -> tuple[repo.RunRow, str] | None:
-        """Take the oldest claimable run for a new holder id (one transaction: candidates
-        read ``FOR UPDATE SKIP LOCKED``, then a compare-and-set update)."""
-        now = utcnow()
-        host = local_host(self.settings) + ":"
-        with self.engine.begin() as conn:
-            for row in repo.lock_claimable(conn, now, host_prefix=host):
-                lapsed = row.lease_expires_at is None or row.lease_expires_at < now
-                if row.status == "running" and row.claimed_by:
-                    if on_this_host(row.claimed_by, self.settings):
-                        if run_holder_alive(row, self.settings):
-                            continue  # a live process of this host: never before it exits
-                    elif not lapsed:
-                        continue
-                worker = worker_id(self.settings)
-                if repo.take_run(conn, row, worker, now, lease_until(self.settings, now)):
-                    if row.status == "running":
-                        log.warning("run %s taken over from %s", row.id, row.claimed_by)
-                    taken = repo.get_run(conn, row.id)
-                    assert taken is not None
-                    return taken, worker
-        return None
-
-    def _hold_sqlite_lease(self) -> bool:
-        """Take or keep SQLite's one worker lease; False while another live worker has it.
-        While held, its keeper renews it (without waiting on a busy writer) and a poll writes
-        nothing."""
-        keeper = self._keeper
-        if keeper is not None and keeper.is_alive():
-            return True
-        now = utcnow()
-        with self.engine.begin() as conn:
-            seen = lease_repo.get_lease(conn, SQLITE_WORKER_LEASE)
-            if seen is not None and seen.holder == self.holder:
-                held = lease_repo.renew_lease(
-                    conn, SQLITE_WORKER_LEASE, self.holder, lease_until(self.settings, now)
-                )
-            elif seen is not None and holder_alive(seen.holder, seen.expires_at, self.settings):
-                held = False
-            else:
-                until = lease_until(self.settings, now)
-                held = lease_repo.take_lease(conn, SQLITE_WORKER_LEASE, self.holder, until, seen)
-        if not held and not self.standby:
-            log.warning(
-                "another runs worker (%s) is active on this SQLite database; this one waits"
-                " (SQLite allows one; use PostgreSQL for several)",
-                seen.holder if seen else "?",
-            )
-        self.standby = not held
-        if held and not self._stop_event.is_set():
-            every = self.settings.run_lease_renew_s
-            self._keeper = LeaseKeeper("sqlite-worker", self._renew_sqlite_lease, every)
-            self._keeper.start()
-        return held
-
-    def _renew_sqlite_lease(self) -> bool:
-        """Renew the worker lease; a busy writer (a long import) skips this renewal — the
-        lease may lapse then, but a worker of this host waits for this process anyway."""
-        held = [True]
-
-        def renew(conn: Connection) -> None:
-            until = lease_until(self.settings)
-            held[0] = lease_repo.renew_lease(conn, SQLITE_WORKER_LEASE, self.holder, until)
-
-        try_write(self.engine, renew)
-        return held[0]

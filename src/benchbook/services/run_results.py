@@ -17,9 +17,12 @@ from benchbook.services import traces
 from benchbook.services.bounds import check_text
 from benchbook.services.comparisons import resolve_baseline
 from benchbook.services.context import Context
-from benchbook.services.runs import MAX_PAGE, load_run, run_view
+from benchbook.services.runs import MAX_PAGE, load_run
 from benchbook.store import history as history_repo
+from benchbook.store import result_pages
+from benchbook.store import run_results as result_repo
 from benchbook.store import runs as repo
+from benchbook.store import scorecards as card_repo
 
 MAX_SEARCH = 512
 """Longest case-id search text (a case id's own limit)."""
@@ -104,7 +107,7 @@ def _scorecard_of(conn: Connection, row: repo.RunRow, scorecard: str | None) -> 
     """
     if scorecard is None or scorecard == row.scorecard_id:
         return row.scorecard_id
-    head = repo.get_scorecard(conn, scorecard)
+    head = card_repo.get_scorecard(conn, scorecard)
     if head is None or head.run_id != row.id:
         raise NotFound(
             f"scorecard {scorecard!r} is not a scorecard of run {row.id}",
@@ -137,7 +140,7 @@ def _result_page(
         flaky: tuple[str, ...] = ()
         if outcome == "flaky":
             flaky = (row.id, *history_repo.sibling_runs(conn, row.id, ctx.workspace))
-        query = repo.ResultQuery(
+        query = result_pages.ResultQuery(
             scorecard_id=scorecard_id,
             outcome=outcome,
             search=search or None,
@@ -145,7 +148,7 @@ def _result_page(
             own=scorecard_id == row.scorecard_id,
             flaky_among=flaky,
         )
-        rows = repo.scored_result_page(
+        rows = result_pages.scored_result_page(
             conn, row.id, query, cursor, limit, ctx.settings.max_page_bytes
         )
     return [_result(r) for r in rows]
@@ -216,7 +219,7 @@ def get_run_result(
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
         card_id = _scorecard_of(conn, row, scorecard)
-        found = repo.scored_result(conn, run_id, card_id, case_id, sample)
+        found = result_pages.scored_result(conn, run_id, card_id, case_id, sample)
     if found is None:
         raise NotFound(
             f"no result for case {case_id!r} sample {sample} in run {run_id}",
@@ -254,7 +257,7 @@ def get_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -> T
     check_sample(sample)
     with ctx.engine.connect() as conn:
         load_run(conn, ctx, run_id)
-        found = repo.trace_of(conn, run_id, case_id, sample)
+        found = result_repo.trace_of(conn, run_id, case_id, sample)
     if found is None or (found.trace is None and found.trace_path is None):
         raise NotFound(
             f"no trace for case {case_id!r} sample {sample} in run {run_id}",
@@ -292,26 +295,10 @@ def export_run_trace(ctx: Context, run_id: str, case_id: str, sample: int = 0) -
     check_sample(sample)
     with ctx.engine.connect() as conn:
         load_run(conn, ctx, run_id)
-        found = repo.trace_of(conn, run_id, case_id, sample)
+        found = result_repo.trace_of(conn, run_id, case_id, sample)
     if found is None or (found.trace is None and found.trace_path is None):
         raise NotFound(
             f"no trace for case {case_id!r} sample {sample} in run {run_id}",
             {"id": run_id, "case_id": case_id, "sample": sample},
         )
     return traces.trace_chunks(ctx.settings, found.trace, found.trace_path)
-
-
-def with_run_status(conn: Connection, workspace: str, details: dict[str, Any]) -> dict[str, Any]:
-    """A timeline ``run`` event's details plus the run's current status, counts and pass rate
-    (``status: "deleted"`` never happens: runs are kept)."""
-    row = repo.get_run(conn, str(details.get("run_id")), workspace)
-    if row is None:
-        return details
-    view = run_view(conn, row)
-    return {
-        **details,
-        "status": view.status,
-        "pass_rate": view.pass_rate,
-        "done": view.counts.done,
-        "total": view.counts.total,
-    }

@@ -40,10 +40,15 @@ from benchbook.services.code_rules import CodeCheck
 from benchbook.services.context import Context
 from benchbook.services.masking import mask_json_text, masked_values
 from benchbook.services.preflight import preflight_plan
-from benchbook.services.runs import load_run
+from benchbook.services.run_secrets import LazySecrets
+from benchbook.services.run_views import load_run
+from benchbook.services.runtime_settings import runtime_config
+from benchbook.services.verdict_cache import StoreVerdictCache
 from benchbook.settings import Settings
-from benchbook.store import datasets as dataset_repo
+from benchbook.store import result_pages
 from benchbook.store import runs as repo
+from benchbook.store import scorecards as card_repo
+from benchbook.store.case_reads import case_page
 from benchbook.store.engine import advisory_lock
 from benchbook.store.scorecard_tags import tag_holders
 
@@ -58,8 +63,8 @@ def _results(
 ) -> Iterator[tuple[CaseResult, Usage, str | None]]:
     """The run's results with one scorecard's scores (no traces), their token usage and the
     agent limit that ended each (None: none did)."""
-    scores = repo.scores_of(conn, scorecard_id)
-    for r in repo.iter_results(conn, run_id):
+    scores = card_repo.scores_of(conn, scorecard_id)
+    for r in result_pages.iter_results(conn, run_id):
         passed, score_json, grader_error = scores.get((r.case_id, r.sample), (r.passed, "[]", None))
         result = CaseResult(
             case_id=r.case_id,
@@ -84,7 +89,7 @@ def summarize(
     pricing_sha: str | None,
 ) -> Scorecard:
     """Compute a scorecard's summary from the stored results and scores."""
-    head = repo.get_scorecard(conn, scorecard_id)
+    head = card_repo.get_scorecard(conn, scorecard_id)
     assert head is not None
     settings = RunSettings.model_validate_json(run.settings)
     builder = ScorecardBuilder(repeats=settings.repeats)
@@ -118,7 +123,7 @@ def finalize(
     if scorecard_id is None:
         return None
     card = summarize(conn, run, scorecard_id, pricing_sha)
-    repo.set_scorecard_summary(conn, scorecard_id, card.model_dump_json())
+    card_repo.set_scorecard_summary(conn, scorecard_id, card.model_dump_json())
     return card
 
 
@@ -128,7 +133,7 @@ def load_scorecard(conn: Connection, ctx: Context, scorecard_id: str) -> tuple[A
     Raises:
         NotFound: unknown id, or the scorecard of another workspace's run.
     """
-    head = repo.get_scorecard(conn, scorecard_id)
+    head = card_repo.get_scorecard(conn, scorecard_id)
     run = repo.get_run(conn, head.run_id, ctx.workspace) if head is not None else None
     if head is None or run is None:
         raise NotFound(f"scorecard {scorecard_id!r} not found", {"id": scorecard_id})
@@ -142,7 +147,7 @@ def read_scorecard(conn: Connection, head: Any, run: repo.RunRow) -> Scorecard:
         if head.summary is not None
         else summarize(conn, run, head.id, None)
     )
-    card.tags = repo.scorecard_tags_of(conn, [head.id]).get(head.id, [])
+    card.tags = card_repo.scorecard_tags_of(conn, [head.id]).get(head.id, [])
     return card
 
 
@@ -163,7 +168,7 @@ def list_scorecards(ctx: Context, run_id: str) -> list[Scorecard]:
     ctx.require("runs:read")
     with ctx.engine.connect() as conn:
         run = load_run(conn, ctx, run_id)
-        return [read_scorecard(conn, h, run) for h in repo.scorecards_of(conn, run_id)]
+        return [read_scorecard(conn, h, run) for h in card_repo.scorecards_of(conn, run_id)]
 
 
 def tags_of_scorecards(ctx: Context, scorecard_ids: list[str]) -> dict[str, list[str]]:
@@ -174,7 +179,7 @@ def tags_of_scorecards(ctx: Context, scorecard_ids: list[str]) -> dict[str, list
     if len(scorecard_ids) > 500:
         raise InvalidInput("at most 500 scorecard ids", {"scorecard_ids": len(scorecard_ids)})
     with ctx.engine.connect() as conn:
-        return repo.scorecard_tags_of_workspace(conn, ctx.workspace, scorecard_ids)
+        return card_repo.scorecard_tags_of_workspace(conn, ctx.workspace, scorecard_ids)
 
 
 def clean_scorecard_tags(tags: list[str]) -> list[str]:
@@ -223,7 +228,7 @@ def set_scorecard_tags(ctx: Context, scorecard_id: str, tags: list[str]) -> Scor
                 f"run {run.id} is {run.status}; only a finished run's scorecard can be tagged",
                 {"id": scorecard_id, "run_id": run.id, "status": run.status},
             )
-        repo.replace_scorecard_tags(
+        card_repo.replace_scorecard_tags(
             conn, ctx.workspace, run.dataset_id, scorecard_id, cleaned, ctx.principal.user_id
         )
         return read_scorecard(conn, head, run)
@@ -268,9 +273,6 @@ def rescore_run(
     plan = RunPlan(graders=list(graders))
     if preflight:
         preflight_plan(ctx, plan.graders, None)
-    from benchbook.services.run_execution import StoreVerdictCache
-    from benchbook.services.run_secrets import LazySecrets
-
     secrets = LazySecrets(ctx.engine, ctx.settings, ctx.principal.user_id, ctx.workspace)
     pricing, _ = load_pricing(ctx.settings.pricing_file)
     verdicts = StoreVerdictCache(ctx.engine, run.workspace)
@@ -285,7 +287,7 @@ def rescore_run(
 
 
 def store_scorecard(
-    ctx: Context, run: repo.RunRow, plan: RunPlan, rows: list[repo.ScoreRow]
+    ctx: Context, run: repo.RunRow, plan: RunPlan, rows: list[card_repo.ScoreRow]
 ) -> Scorecard:
     """Store a new scorecard of ``run`` (``rescore_of`` = the run's own) with ``rows`` of
     ``(case_id, sample, passed, scores JSON, grader_error)`` in one transaction, and return its
@@ -294,7 +296,7 @@ def store_scorecard(
     card_id = "sc_" + random_source.token_hex(8)
     _, pricing_sha = load_pricing(ctx.settings.pricing_file)
     with ctx.engine.begin() as conn:
-        repo.insert_scorecard(
+        card_repo.insert_scorecard(
             conn,
             id=card_id,
             run_id=run.id,
@@ -303,24 +305,22 @@ def store_scorecard(
             rescore_of=run.scorecard_id,
             created_by=ctx.principal.user_id,
         )
-        repo.write_scores(conn, card_id, rows)
+        card_repo.write_scores(conn, card_id, rows)
         finalize(conn, ctx.settings, run, card_id, pricing_sha)
-        head = repo.get_scorecard(conn, card_id)
+        head = card_repo.get_scorecard(conn, card_id)
         assert head is not None and head.summary is not None
         return read_scorecard(conn, head, run)
 
 
 async def _regrade(
     ctx: Context, run: repo.RunRow, graders: list[GraderSpec], grading: Grading
-) -> list[repo.ScoreRow]:
+) -> list[card_repo.ScoreRow]:
     """New scores for every stored result, a chunk of results (and their cases) at a time."""
-    from benchbook.services.run_execution import runtime_config
-
     slots = asyncio.Semaphore(RESCORE_CONCURRENCY)
     mirrors = runtime_config(ctx.settings).mirrors
-    out: list[repo.ScoreRow] = []
+    out: list[card_repo.ScoreRow] = []
 
-    async def one(row: Any, case: Case) -> repo.ScoreRow:
+    async def one(row: Any, case: Case) -> card_repo.ScoreRow:
         if row.status != "ok":
             passed = None if row.status == "not_run" else False
             return row.case_id, row.sample, passed, "[]", None
@@ -335,11 +335,11 @@ async def _regrade(
     after: tuple[int, int] | None = None
     while True:
         with ctx.engine.connect() as conn:
-            rows = repo.result_page(conn, run.id, after, RESCORE_CHUNK, with_trace=True)
+            rows = result_pages.result_page(conn, run.id, after, RESCORE_CHUNK, with_trace=True)
             if not rows:
                 return out
             first, last = rows[0].position, rows[-1].position
-            page = dataset_repo.case_page(conn, run.dataset_pk, first - 1, last - first + 1)
+            page = case_page(conn, run.dataset_pk, first - 1, last - first + 1)
         cases = {p: Case.model_validate_json(body) for p, _, body in page}
         out += await asyncio.gather(*(one(r, cases[r.position]) for r in rows))
         after = (rows[-1].position, rows[-1].sample)

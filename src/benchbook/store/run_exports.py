@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, select
 
-from benchbook.store.runs import _after as keyset_after
+from benchbook.store.result_pages import _after as keyset_after
 from benchbook.store.tables import case_results, scorecard_scores
 
 _C = case_results.c

@@ -1,0 +1,21 @@
+"""The runtime's settings for executing or grading a run: paths, sandbox and browser egress,
+read from the installation's settings."""
+
+from __future__ import annotations
+
+from benchbook.runtime import RuntimeConfig
+from benchbook.services.sandboxing import default_work_root, sandbox_policy
+from benchbook.settings import Settings
+
+
+def runtime_config(settings: Settings) -> RuntimeConfig:
+    """The runtime's paths, sandbox and browser egress from the settings (work root default:
+    ``<tmp>/benchbook-work``)."""
+    work_root = default_work_root(settings)
+    return RuntimeConfig(
+        work_root=work_root,
+        mirrors=settings.home / "mirrors",
+        chromium=settings.chromium,
+        sandbox=sandbox_policy(settings, work_root),
+        browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
+    )
