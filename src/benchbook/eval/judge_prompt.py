@@ -33,7 +33,7 @@ from benchbook.contracts.dataset import Case
 from benchbook.contracts.graders import Criterion, JudgeConfig, Rubric, judge_config
 from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.errors import InvalidInput
-from benchbook.eval.grading import Submission
+from benchbook.eval.submission import Submission
 
 
 def parse_judge_config(config: dict[str, JsonValue]) -> JudgeConfig:
