@@ -9,7 +9,7 @@ import typer
 
 from benchbook.cli.app import JSON_OPTION, console, emit_json, escape, handle_errors, local_context
 from benchbook.cli.run_output import print_run
-from benchbook.cli.runs import GRADER_HELP, parse_grader, runs_app
+from benchbook.cli.runs_group import GRADER_HELP, parse_grader, runs_app
 from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.services import run_imports
 from benchbook.services.context import Context

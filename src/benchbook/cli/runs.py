@@ -8,9 +8,8 @@ reruns its errored cases; ``runs cancel`` asks a running one to stop.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
-import orjson
 import typer
 from rich.progress import (
     BarColumn,
@@ -45,35 +44,13 @@ from benchbook.cli.run_output import (
     print_run,
 )
 from benchbook.cli.run_tables import ANSWER_WIDTH, run_errors, score_detail
-from benchbook.contracts.dataset import RunGrader
+from benchbook.cli.runs_group import GRADER_HELP, parse_grader, runs_app
 from benchbook.contracts.run import ResultFilter, Run, RunSettings, StartRunRequest
-from benchbook.errors import InvalidInput
 from benchbook.services import run_execution, run_results, runs, scorecards
 from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 
-runs_app = typer.Typer(
-    help="Evaluation runs: list, show, cases, trace, export, resume, retry, cancel, rescore,"
-    " scorecard, tag, import-inspect, import-lm-eval."
-)
 app.add_typer(runs_app, name="runs")
-
-GRADER_HELP = (
-    "A grader replacing the cases' own: ID or ID=JSON-config (repeatable), e.g. numeric, "
-    '\'regex={"pattern": "^yes"}\'.'
-)
-
-
-def parse_grader(text: str) -> RunGrader:
-    """``ID`` or ``ID={json config}`` → RunGrader. Raises InvalidInput naming the option."""
-    gid, sep, raw = text.partition("=")
-    config: Any = {}
-    if sep:
-        try:
-            config = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            raise InvalidInput(f"--grader {gid}: the config is not JSON: {exc}") from exc
-    return parse_model(RunGrader, {"id": gid.strip(), "config": config}, f"--grader {gid}")
 
 
 def _execute(ctx: Context, run: Run, worker: str | None, force: bool, quiet: bool) -> Run:
@@ -447,6 +424,6 @@ def tag(
     console.print(cell(f"{card.id} ({card.dataset}) tags: {', '.join(card.tags) or '(none)'}"))
 
 
-# Registered on ``runs`` when imported: ``runs export``; ``runs import-inspect`` and
-# ``import-lm-eval`` (issue 31).
-from benchbook.cli import leaderboards, run_imports  # noqa: E402, F401
+# Registered on ``runs`` when imported, after the commands above (``runs --help`` lists them in
+# registration order): ``runs export``; ``runs import-inspect`` and ``import-lm-eval`` (issue 31).
+from benchbook.cli import run_exports, run_imports  # noqa: E402, F401

@@ -19,6 +19,10 @@ keeping rows or cases alive. Rules:
   and must be present; ``flag_fields`` are parsed into booleans (``"0.0"`` → false, ``""`` → null).
 - **graders**: the recipe's grader templates rendered per row, then ``extra_graders``, then a
   ``command`` grader from ``test_cmd_field``.
+
+The per-value rules (:class:`RowError`, :func:`resolve_env`, :func:`parse_flag`,
+:func:`git_url`, :func:`missing_field`) live in :mod:`benchbook.datasets.mapping_rules` and are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -32,6 +36,13 @@ from pydantic import ValidationError
 
 from benchbook.contracts.recipe import GraderTemplate, Mapping
 from benchbook.datasets.case_bodies import CaseCanonicalizer
+from benchbook.datasets.mapping_rules import (
+    RowError,
+    git_url,
+    missing_field,
+    parse_flag,
+    resolve_env,
+)
 from benchbook.datasets.sources.base import Row
 from benchbook.datasets.templates import (
     MissingField,
@@ -47,72 +58,6 @@ CaseRow = tuple[str, bytes, str]
 CaseHook = Callable[[dict[str, Any], Row], None]
 MAX_FAILURES = 10
 MAX_ID_CHARS = 512
-_OWNER_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
-_TRUE = {"true", "yes", "y", "t"}
-_FALSE = {"false", "no", "n", "f"}
-
-
-class RowError(Exception):
-    """A row that cannot become a case; the caller adds the row number."""
-
-
-def missing_field(field: str | None, row: Row) -> RowError:
-    """``field 'x' is missing; the row has 'a', 'b', …`` (the first 10 columns); when the row has
-    one column whose name holds ``;``, a tab or ``|``, a hint that the file uses that delimiter.
-    Error path only."""
-    columns = list(row)
-    shown = ", ".join(repr(c) for c in columns[:10])
-    more = f" and {len(columns) - 10} more" if len(columns) > 10 else ""
-    found = f"the row has {shown}{more}" if columns else "the row has no fields"
-    message = f"field {field!r} is missing; {found}"
-    if len(columns) == 1:
-        sep = next((s for s in (";", "\t", "|") if s in str(columns[0])), None)
-        if sep is not None:
-            message += (
-                f" (one column whose name holds {sep!r}: is the file {sep!r}-separated? CSV files"
-                " are read comma-separated, .tsv files tab-separated)"
-            )
-    return RowError(message)
-
-
-def resolve_env(mapping: Mapping) -> str:
-    """The env kind a mapping produces (SPEC E.3 inference when ``env`` is ``auto``)."""
-    if mapping.env != "auto":
-        return mapping.env
-    if mapping.git_field or mapping.repo_path or mapping.files_template:
-        return "repo"
-    if mapping.start_url_field or mapping.start_url:
-        return "browser"
-    if mapping.answer_field:
-        return "prompt"
-    return "browser"
-
-
-def parse_flag(value: Any) -> bool | None:
-    """A flag value as a boolean: numbers by value (``"0.0"`` → False), yes/no words, ``""`` → None.
-
-    Raises:
-        ValueError: the value is not a recognisable flag.
-    """
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value != 0
-    text = str(value).strip().lower()
-    if not text:
-        return None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
-    return float(text) != 0
-
-
-def git_url(value: str) -> str:
-    """An http(s) clone URL; ``owner/name`` is read as a GitHub repository."""
-    if _OWNER_REPO.match(value):
-        return f"https://github.com/{value}.git"
-    return value
 
 
 def _compile_config(value: Any, where: str) -> Any:
@@ -486,3 +431,19 @@ def case_rows(
             f"row {first['row']}: {first['message']}{more}; nothing was imported",
             {"errors": failures},
         )
+
+
+__all__ = [
+    "MAX_FAILURES",
+    "MAX_ID_CHARS",
+    "CaseBuilder",
+    "CaseHook",
+    "CaseRow",
+    "RowError",
+    "case_row",
+    "case_rows",
+    "git_url",
+    "missing_field",
+    "parse_flag",
+    "resolve_env",
+]

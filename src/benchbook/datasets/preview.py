@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from benchbook.contracts.recipe import Mapping
-from benchbook.datasets.mapping import resolve_env
+from benchbook.datasets.mapping_rules import resolve_env
 
 _GUESSES: list[tuple[str, list[str]]] = [
     ("id_field", [r"^id$", r"_id$"]),

@@ -20,7 +20,8 @@ from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.imports import CatalogMatch
 from benchbook.contracts.recipe import Mapping
 from benchbook.datasets.catalog import CatalogEntry, list_entries
-from benchbook.datasets.mapping import CaseBuilder, RowError, case_row
+from benchbook.datasets.mapping import CaseBuilder, case_row
+from benchbook.datasets.mapping_rules import RowError
 from benchbook.datasets.preview import describe_mapping
 from benchbook.datasets.sources.base import Row
 from benchbook.errors import InvalidInput

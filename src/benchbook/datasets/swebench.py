@@ -33,7 +33,7 @@ from typing import Any
 import orjson
 
 from benchbook.contracts import SourceRef
-from benchbook.datasets.mapping import RowError
+from benchbook.datasets.mapping_rules import RowError
 from benchbook.datasets.sources.files import FileSource
 
 ID_FIELD = "instance_id"

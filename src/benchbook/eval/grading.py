@@ -11,77 +11,19 @@ its gold. It never raises for a known grader: failures become scores with ``stat
 - workspace graders ``async (spec, submission, case) -> Score``: ``command``, ``tests-pass``;
 - the judge ``async (spec, submission, case, grading) -> list[Score]``: one score per criterion
   plus ``judge:<judge_id>:milestone:<m>`` per milestone (:mod:`benchbook.eval.judges`).
+
+:class:`Submission`, :class:`Grading` and :class:`VerdictCache` live in the leaf
+:mod:`benchbook.eval.submission` (re-exported here): the graders and the judge import them from
+there, so this module depends on them and none of them on it (one direction, issue 32).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Literal, Protocol
-
-from pydantic import JsonValue
-
 from benchbook.contracts.dataset import Case, GraderSpec
-from benchbook.contracts.run import Trace
 from benchbook.contracts.score import Score
-from benchbook.contracts.scorecard import PricingTable
-from benchbook.runtime.sandbox import SandboxPolicy
-
-
-@dataclass(frozen=True)
-class Submission:
-    """What a harness produced for one (case, sample).
-
-    Attributes:
-        answer: the final answer (text).
-        trace: the full trace (usage, cost, duration, tool calls, environment snapshot).
-        status: the runtime's status; graders only run on ``ok`` submissions.
-        workdir: the case's working directory, present only while the environment is open
-            (None when rescoring a saved run: workspace graders are then ``skipped``).
-        mirrors: the local mirror cache (``<mirrors>/<host>/<owner>/<repo>.git``), where
-            graders that only read the repository at its base commit find it without the
-            workspace (``localization`` when rescoring).
-        sandbox: how workspace graders start their command (the run's
-            ``RuntimeConfig.sandbox``); None: the default policy (sandbox on).
-    """
-
-    answer: str
-    trace: Trace
-    status: Literal["ok", "error"] = "ok"
-    workdir: Path | None = None
-    mirrors: Path | None = None
-    sandbox: SandboxPolicy | None = None
-
-
-class VerdictCache(Protocol):
-    """Judge verdicts by ``(judge spec hash, input hash)`` (SPEC H.5); the store implements it."""
-
-    def get(self, judge_hash: str, input_hash: str) -> dict[str, JsonValue] | None:
-        """The cached verdict JSON, or None."""
-        ...
-
-    def put(self, judge_hash: str, input_hash: str, verdict: dict[str, JsonValue]) -> None:
-        """Remember a verdict."""
-        ...
-
-
-@dataclass
-class Grading:
-    """What graders may need beyond the submission and the case.
-
-    Attributes:
-        secrets: secret values by name (resolved requester first) — a judge's
-            ``api_key_secret`` is looked up here.
-        verdicts: the judge verdict cache; None disables caching.
-        model_calls: incremented by every model call a judge makes (tests and reports).
-        pricing: the price table a judge call's cost comes from (None: unpriced).
-    """
-
-    secrets: Mapping[str, str] = field(default_factory=dict)
-    verdicts: VerdictCache | None = None
-    model_calls: int = 0
-    pricing: PricingTable | None = None
+from benchbook.eval import graders, judges
+from benchbook.eval.graders.verdicts import error
+from benchbook.eval.submission import Grading, Submission, VerdictCache
 
 
 def grader_error_of(scores: list[Score]) -> str | None:
@@ -142,14 +84,9 @@ async def _grade_one(
     spec: GraderSpec, submission: Submission, case: Case, grading: Grading
 ) -> list[Score]:
     """One spec's scores; any exception becomes an error score."""
-    # Imported here: the graders and judges import this module for Submission and Grading.
-    from benchbook.eval import graders
-    from benchbook.eval.graders.verdicts import error
-    from benchbook.eval.judges import run_judge
-
     try:
         if spec.id == "judge":
-            return list(await run_judge(spec, submission, case, grading))
+            return list(await judges.run_judge(spec, submission, case, grading))
         if spec.id in graders.TRACE_GRADERS:
             return [graders.TRACE_GRADERS[spec.id](spec, submission, case)]
         if spec.id in graders.WORKSPACE_GRADERS:
@@ -159,3 +96,13 @@ async def _grade_one(
         return [graders.GRADERS[spec.id](spec, submission.answer, case)]
     except Exception as exc:  # a grader failure is data, never a crash (DESIGN)
         return [error(spec, f"{type(exc).__name__}: {exc}")]
+
+
+__all__ = [
+    "Grading",
+    "Submission",
+    "VerdictCache",
+    "decide_passed",
+    "grade_submission",
+    "grader_error_of",
+]

@@ -21,41 +21,23 @@ milestones, diff, criteria — inside its own block between ``<<<BEGIN NAME BOUN
 blocks' contents: the same input gives the same prompt (so the verdict cache keeps working),
 and an answer cannot close its own block, since it would have to contain the hash of itself.
 The judge is told that anything inside the answer, trace and diff blocks is data.
+
+:func:`parse_judge_config` is :mod:`benchbook.eval.graders.judge_config`'s (re-exported here):
+the graders check a judge's config without importing the prompt (issue 32).
 """
 
 from __future__ import annotations
 
 import json
 
-from pydantic import JsonValue, ValidationError
+from pydantic import JsonValue
 
 from benchbook.contracts.dataset import Case
-from benchbook.contracts.graders import Criterion, JudgeConfig, Rubric, judge_config
+from benchbook.contracts.graders import Criterion, JudgeConfig, Rubric
 from benchbook.datasets.identity import canonical_json, sha256_hex
-from benchbook.errors import InvalidInput
-from benchbook.eval.grading import Submission
-
-
-def parse_judge_config(config: dict[str, JsonValue]) -> JudgeConfig:
-    """The judge config (:class:`~benchbook.contracts.graders.JudgeConfig`) with a text rubric
-    turned into one criterion ``rubric``.
-
-    Raises:
-        InvalidInput: the rubric is missing or malformed, or a key is unknown;
-            ``details.errors`` lists ``{path, message}`` with paths under ``config``.
-    """
-    try:
-        return judge_config(config)
-    except ValidationError as exc:
-        errors = [
-            {"path": ".".join(["config", *map(str, e["loc"])]), "message": e["msg"]}
-            for e in exc.errors(include_url=False)
-        ]
-        first = errors[0]
-        raise InvalidInput(
-            f"judge {first['path']}: {first['message']}", {"errors": errors}
-        ) from exc
-
+from benchbook.eval.graders.judge_config import parse_judge_config
+from benchbook.eval.graders.verdicts import json_text
+from benchbook.eval.submission import Submission
 
 JUDGE_SYSTEM = (
     "You are a strict, impartial judge of an AI agent's work. Decide each criterion and milestone "
@@ -112,8 +94,6 @@ def render_judge_prompt(
     refusal rule of a refusal rubric and the reply format ``{"criteria": [{"id", "passed",
     "reasoning"}], "milestones": [...], "passed"}``.
     """
-    from benchbook.eval.graders.verdicts import json_text  # graders/ imports the judge
-
     rubric = judge.rubric
     where = f" (the contents of {judge.answer_file})" if judge.answer_file else ""
     blocks: list[tuple[str, str, str]] = [

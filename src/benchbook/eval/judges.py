@@ -27,13 +27,9 @@ from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.run import Usage
 from benchbook.contracts.score import Score
 from benchbook.datasets.identity import canonical_json, sha256_hex
-from benchbook.eval.grading import Grading, Submission
-from benchbook.eval.judge_prompt import (
-    RESPONSE_FORMAT,
-    JudgeConfig,
-    judge_messages,
-    parse_judge_config,
-)
+from benchbook.eval.graders.judge_config import parse_judge_config
+from benchbook.eval.judge_prompt import RESPONSE_FORMAT, JudgeConfig, judge_messages
+from benchbook.eval.submission import Grading, Submission
 from benchbook.runtime.egress import SecretHostRefused, secret_for
 
 if TYPE_CHECKING:  # ``openai`` (~0.8 s to import) is loaded only when a judge calls a model

@@ -10,7 +10,7 @@ from benchbook.contracts.recipe import GraderTemplate, Mapping, RecipeSource
 from benchbook.datasets import swebench
 from benchbook.datasets.catalog.entry import CatalogEntry
 from benchbook.datasets.contextbench import RELEASE_FILE, ContextBenchSource, normalize_row
-from benchbook.datasets.mapping import git_url
+from benchbook.datasets.mapping_rules import git_url
 from benchbook.datasets.sources.base import Row
 
 SWE_ORIGIN = {

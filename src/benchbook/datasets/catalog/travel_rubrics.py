@@ -16,7 +16,7 @@ from typing import Any
 
 from benchbook.contracts import Scoring
 from benchbook.contracts.recipe import GraderTemplate
-from benchbook.datasets.mapping import parse_flag
+from benchbook.datasets.mapping_rules import parse_flag
 from benchbook.datasets.sources.base import Row
 
 Criteria = list[dict[str, str]]

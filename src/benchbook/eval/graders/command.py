@@ -32,17 +32,15 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 from pydantic import JsonValue
 
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.eval.graders.verdicts import error, skipped, verdict
+from benchbook.eval.submission import Submission
 from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
-
-if TYPE_CHECKING:  # grading.py imports the graders; the type only is needed here
-    from benchbook.eval.grading import Submission
 
 WorkspaceGrader: TypeAlias = Callable[[GraderSpec, "Submission", Case], Awaitable[Score]]
 """``async (spec, submission, case) -> Score``."""

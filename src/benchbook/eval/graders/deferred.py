@@ -14,8 +14,8 @@ from __future__ import annotations
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput
+from benchbook.eval.graders.judge_config import parse_judge_config
 from benchbook.eval.graders.verdicts import Grader, error, skipped
-from benchbook.eval.judge_prompt import parse_judge_config
 
 
 def needs(what: str) -> Grader:

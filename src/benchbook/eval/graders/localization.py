@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 from pydantic import JsonValue
@@ -42,10 +42,8 @@ from benchbook.errors import InvalidInput
 from benchbook.eval.checkout import Checkout
 from benchbook.eval.graders.verdicts import error, skipped
 from benchbook.eval.localization import Prediction, score_instance
+from benchbook.eval.submission import Submission
 from benchbook.runtime.environments.repo import RepoError, mirror_path
-
-if TYPE_CHECKING:
-    from benchbook.eval.grading import Submission
 
 READ_TOOLS = frozenset({"read", "read_file", "view", "open", "open_file"})
 SHELL_TOOLS = frozenset({"bash", "shell", "run", "execute", "terminal"})

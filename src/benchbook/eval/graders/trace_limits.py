@@ -16,16 +16,14 @@ A missing or malformed cap is ``status = error`` naming the config key.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TypeAlias
 
 from pydantic import JsonValue
 
 from benchbook.contracts.dataset import Case, GraderSpec
 from benchbook.contracts.score import Score
 from benchbook.eval.graders.verdicts import error, skipped
-
-if TYPE_CHECKING:  # grading.py imports the graders; the type only is needed here
-    from benchbook.eval.grading import Submission
+from benchbook.eval.submission import Submission
 
 TraceGrader: TypeAlias = Callable[[GraderSpec, "Submission", Case], Score]
 """``(spec, submission, case) -> Score``."""

@@ -22,8 +22,8 @@ import httpx
 from benchbook.contracts.harness import AgentConfig
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.browser import cdp_call
+from benchbook.runtime.harnesses.agent.outcome import ToolOutcome
 from benchbook.runtime.harnesses.agent.process import HeadTail
-from benchbook.runtime.harnesses.agent.tools import ToolOutcome
 
 _SCRIPTS = {
     "title": "document.title",

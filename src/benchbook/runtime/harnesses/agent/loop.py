@@ -32,9 +32,9 @@ from benchbook.contracts.run import AgentLimit, CaseInput, RuntimeResult, Trace
 from benchbook.runtime.egress import SecretHostRefused, secret_for
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.harnesses.agent.limits import Budget
+from benchbook.runtime.harnesses.agent.outcome import ToolOutcome
 from benchbook.runtime.harnesses.agent.prompts import first_messages
 from benchbook.runtime.harnesses.agent.tools import (
-    ToolOutcome,
     check_arguments,
     offered_tools,
     run_tool,

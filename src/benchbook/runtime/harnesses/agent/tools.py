@@ -11,6 +11,9 @@ Every tool but ``submit`` runs in the case's sandbox (:mod:`.process`, :mod:`.fi
 - ``browser {action, …}`` — the case's Chromium over CDP (browser environments only).
 - ``submit {answer}`` — ends the case with ``answer``; handled by the loop.
 
+A call's result is a :class:`~benchbook.runtime.harnesses.agent.outcome.ToolOutcome` (re-exported
+here; the ``browser`` tool, :mod:`.browser`, builds it too).
+
 The model's arguments are hostile input: each is checked against its schema here, and a bad
 call becomes an error message to the model, never an exception.
 """
@@ -18,14 +21,15 @@ call becomes an error message to the model, never an exception.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import JsonValue
 
 from benchbook.contracts.harness import AgentConfig, AgentTool
 from benchbook.runtime.environments import Workspace
+from benchbook.runtime.harnesses.agent.browser import run_browser
 from benchbook.runtime.harnesses.agent.files import run_file_tool
+from benchbook.runtime.harnesses.agent.outcome import ToolOutcome
 from benchbook.runtime.harnesses.agent.process import run_tool_process
 from benchbook.runtime.sandbox import SandboxError, SandboxLimits
 
@@ -134,28 +138,6 @@ def check_arguments(name: str, arguments: object) -> str | None:
     return None
 
 
-@dataclass
-class ToolOutcome:
-    """One tool call's result: the text the model reads, and what the trace keeps.
-
-    Attributes:
-        ok: the tool did what was asked (exit code 0 for bash/python).
-        content: the ``tool`` message's text.
-        exit_code: the process's exit status (bash, python); None otherwise or when killed.
-        timed_out: the process was killed at its timeout.
-        output_bytes, cut_bytes: bytes the process wrote, and bytes the model does not see.
-        duration_ms: wall time.
-    """
-
-    ok: bool
-    content: str
-    exit_code: int | None = None
-    timed_out: bool = False
-    output_bytes: int = 0
-    cut_bytes: int = 0
-    duration_ms: int = 0
-
-
 async def run_tool(
     name: str,
     arguments: dict[str, Any],
@@ -186,8 +168,6 @@ async def run_tool(
             content = text if ok else f"error: {text}"
             return ToolOutcome(ok, content, timed_out=run.timed_out, duration_ms=run.duration_ms)
         if name == "browser":
-            from benchbook.runtime.harnesses.agent.browser import run_browser
-
             return await run_browser(arguments, workspace, config, timeout_s)
     except SandboxError as exc:
         return ToolOutcome(False, f"error: the sandbox refused the call: {exc.message}")
@@ -230,3 +210,6 @@ async def _run_program(
         cut_bytes=run.cut_bytes,
         duration_ms=run.duration_ms,
     )
+
+
+__all__ = ["ToolOutcome", "check_arguments", "offered_tools", "run_tool", "tool_schemas"]
