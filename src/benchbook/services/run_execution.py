@@ -53,6 +53,7 @@ from benchbook.services.reproducibility import finish_record
 from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import load_run, run_view
 from benchbook.services.sandboxing import check_sandbox, default_work_root, sandbox_policy
+from benchbook.services.verdicts import store_verdicts
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import harnesses as harness_repo
@@ -402,6 +403,8 @@ def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing
             heartbeat_at=None,
             lease_expires_at=None,
         )
+        if current.scorecard_id is not None:  # its outcomes as one row for comparisons
+            store_verdicts(conn, repo.get_run(conn, run_id) or current, current.scorecard_id)
     return _view(ctx, run_id)
 
 

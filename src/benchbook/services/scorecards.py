@@ -41,6 +41,7 @@ from benchbook.services.context import Context
 from benchbook.services.masking import mask_json_text, masked_values
 from benchbook.services.preflight import preflight_plan
 from benchbook.services.runs import load_run
+from benchbook.services.verdicts import store_verdicts
 from benchbook.settings import Settings
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
@@ -119,6 +120,7 @@ def finalize(
         return None
     card = summarize(conn, run, scorecard_id, pricing_sha)
     repo.set_scorecard_summary(conn, scorecard_id, card.model_dump_json())
+    store_verdicts(conn, run, scorecard_id)  # an ended run's (a rescore): compared as one row
     return card
 
 
