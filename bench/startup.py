@@ -10,7 +10,9 @@ does: ``from benchbook.cli import app; app()``):
   docs tests spawn ~300 of them; the list holds one dataset per round so far);
 - **10k import, server**: the same file posted to ``POST /api/benchmarks/import`` (multipart) of
   a uvicorn server started once beforehand (its own SQLite database); target: CLI ≤ 2× server;
-- two floors, to say what the target leaves for Benchbook's own code: **libraries**, a bare
+- three floors, to say what the target leaves for Benchbook's own code: **list libraries**, a
+  bare process importing what ``datasets list`` cannot do without (:data:`COMMAND_LIBRARIES`);
+  **libraries**, a bare
   process importing only the libraries the CLI import path runs on (:data:`LIBRARIES`:
   SQLAlchemy's engine for the store, pydantic for the contracts, pydantic-settings for the
   settings, typer for the CLI) — what any process running the shared service core pays before
@@ -59,6 +61,13 @@ SERVER = (
 #: service core (the store is SQLAlchemy Core, the contracts pydantic, the settings
 #: pydantic-settings, the CLI typer).
 LIBRARIES = "import sqlalchemy.engine, sqlalchemy.sql, pydantic, pydantic_settings, typer, orjson"
+#: What ``datasets list --json`` cannot do without (issue 32 (d)): SQLAlchemy Core with the SQLite
+#: driver and dialect, typer with rich, pydantic, orjson — its floor; the command's own share
+#: is its time above this.
+COMMAND_LIBRARIES = (
+    "import sqlalchemy.engine, sqlalchemy.sql, sqlalchemy.dialects.sqlite, sqlite3, typer,"
+    " rich.console, pydantic, orjson"
+)
 TARGET_STARTUP_S = 0.25
 TARGET_IMPORT_RATIO = 2.0
 
@@ -155,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
                 record("interpreter", partial(_timed_process, python, _env(ROOT, tmp)))
                 libraries = [sys.executable, "-c", LIBRARIES]
                 record("libraries (floor)", partial(_timed_process, libraries, _env(ROOT, tmp)))
+                command = [sys.executable, "-c", COMMAND_LIBRARIES]
+                record("list libraries (floor)", partial(_timed_process, command, _env(ROOT, tmp)))
                 for tree, src in trees.items():
                     env = _env(src, tmp / f"home-{tree}")
                     for flag in ("--version", "--help"):

@@ -22,6 +22,7 @@ from benchbook.services.throttle import LoginThrottle
 from benchbook.settings import Settings, get_settings
 from benchbook.transports.limits import BodyLimits, request_text
 from benchbook.web import mount_web
+from benchbook.web.render import warm_first_views
 
 
 def create_app(settings: Settings | None = None, engine: Engine | None = None) -> FastAPI:
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     app.add_middleware(BodyLimits)
     mount_web(app)
     mount_mcp(app)  # MCP over streamable HTTP at /mcp, run by the app's lifespan
+    app.router.on_startup.append(warm_first_views)  # numpy, the compare page's templates
     return app
 
 

@@ -270,7 +270,7 @@ def test_the_verdict_line_names_the_points_interval_p_value_and_verdict() -> Non
 def test_lists_of_outcomes_pair_as_the_general_pairing_does(
     base: list[tuple[str, int, Any]], cand: list[tuple[str, int, Any]]
 ) -> None:
-    zipped = compare_module._pair(base, cand)
-    general = compare_module._pair(iter(base), iter(cand))
+    zipped = compare_module.pair_outcomes(base, cand)
+    general = compare_module.pair_outcomes(iter(base), iter(cand))
     assert zipped.cases == general.cases and zipped.counts == general.counts
     assert (zipped.duplicates, zipped.repeats) == (general.duplicates, general.repeats)

@@ -176,7 +176,9 @@ _DIFF = {"fixed": 1, "regressed": -1, "still_passing": 0, "still_failing": 0}
 
 
 @dataclass
-class _Pairing:
+class Pairing:
+    """Every pair's transition and the counts (what the statistics need)."""
+
     cases: list[CaseTransition] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TRANSITIONS, 0))
     duplicates: list[str] = field(default_factory=list)
@@ -184,7 +186,7 @@ class _Pairing:
 
 
 def _index(
-    side: Iterable[tuple[str, int, Outcome | None]], p: _Pairing
+    side: Iterable[tuple[str, int, Outcome | None]], p: Pairing
 ) -> dict[Key, Outcome | None]:
     out: dict[Key, Outcome | None] = {}
     for case_id, sample, outcome in side:
@@ -197,17 +199,17 @@ def _index(
     return out
 
 
-def _pair(
+def pair_outcomes(
     baseline: Iterable[tuple[str, int, Outcome | None]],
     candidate: Iterable[tuple[str, int, Outcome | None]],
-) -> _Pairing:
+) -> Pairing:
     """Every pair's transition, in baseline order then the candidate's new keys (the hot loop
     of a 100k-pair comparison: a dict lookup and one tuple per pair)."""
     if isinstance(baseline, list | tuple) and isinstance(candidate, list | tuple):
         aligned = _pair_aligned(baseline, candidate)
         if aligned is not None:
             return aligned
-    p = _Pairing()
+    p = Pairing()
     before, after = _index(baseline, p), _index(candidate, p)
     keys = list(before) + [k for k in after if k not in before]
     # tuple.__new__ skips the named tuple's Python-level constructor (~0.5 µs a pair)
@@ -231,13 +233,13 @@ def _pair(
 def _pair_aligned(
     baseline: Sequence[tuple[str, int, Outcome | None]],
     candidate: Sequence[tuple[str, int, Outcome | None]],
-) -> _Pairing | None:
-    """:func:`_pair` of two sides holding the same keys in the same order (two runs of one
-    dataset version, every case run: the usual comparison), zipped without a dict per side;
+) -> Pairing | None:
+    """:func:`pair_outcomes` of two sides holding the same keys in the same order (two runs of
+    one dataset version, every case run: the usual comparison), zipped without a dict per side;
     None when the keys differ anywhere or repeat (then the general pairing runs)."""
     if len(baseline) != len(candidate):
         return None
-    p = _Pairing()
+    p = Pairing()
     new, kind, table, append = tuple.__new__, CaseTransition, _TRANSITION_OF, p.cases.append
     for (case_id, sample, b), (other, other_sample, c) in zip(baseline, candidate, strict=True):
         if case_id != other or sample != other_sample:
@@ -255,7 +257,7 @@ def _pair_aligned(
     return p
 
 
-def _tally(p: _Pairing) -> dict[tuple[int, int], int]:
+def _tally(p: Pairing) -> dict[tuple[int, int], int]:
     """``{(diff, pairs): cases}`` for the bootstrap; from the counts alone without repeats."""
     if not p.repeats:
         c = p.counts
@@ -326,7 +328,15 @@ def compare_outcomes(
         ValueError: ``resamples`` < 1.
     """
     with gc_paused():
-        p = _pair(baseline, candidate)
+        p = pair_outcomes(baseline, candidate)
+    return comparison_of(base, cand, p, resamples, seed)
+
+
+def comparison_of(
+    base: Scorecard, cand: Scorecard, p: Pairing, resamples: int, seed: int
+) -> Comparison:
+    """The comparison of the pairs ``p`` (:func:`compare_outcomes` after the pairing; also
+    the end of :func:`benchbook.eval.verdicts.compare_verdicts`)."""
     counts = p.counts
     fixed, regressed, kept = counts["fixed"], counts["regressed"], counts["still_passing"]
     paired = fixed + regressed + kept + counts["still_failing"]

@@ -3,7 +3,9 @@
 The baseline is a scorecard id (``sc_…``), a run id (``run_…``: its own scorecard) or a
 scorecard **tag** (``baseline``, ``prod``) resolved on the candidate's dataset id; the candidate
 is a scorecard or run id. Both must be of the caller's workspace and of the same dataset id.
-The statistics live in :mod:`benchbook.eval.compare`.
+The statistics live in :mod:`benchbook.eval.compare`; each side's outcomes are its scorecard's
+stored verdict vector (:mod:`benchbook.services.verdicts`), read from the rows and stored when
+missing or out of date.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ from benchbook.contracts.run import CaseResult
 from benchbook.contracts.score import Score
 from benchbook.contracts.scorecard import Scorecard
 from benchbook.errors import InvalidInput, NotFound
-from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, compare_outcomes, gc_paused
+from benchbook.eval.compare import DEFAULT_RESAMPLES, DEFAULT_SEED, gc_paused
+from benchbook.eval.verdicts import compare_verdicts
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, TERMINAL
 from benchbook.services.scorecards import ID_PREFIXES, load_scorecard, read_scorecard
+from benchbook.services.verdicts import save_verdicts, verdicts_of
 from benchbook.store import result_pages
-from benchbook.store import run_results as result_repo
 from benchbook.store import runs as repo
 from benchbook.store import scorecards as card_repo
 
@@ -116,14 +119,14 @@ def compare_scorecards(
         if key is not None and key in _CACHE:
             _CACHE.move_to_end(key)
             return _CACHE[key]
-        with gc_paused():  # 200k fetched tuples, then the pairing
-            before = result_repo.outcomes_of(
-                conn, base_run.id, base.id, base.id == base_run.scorecard_id
-            )
-            after = result_repo.outcomes_of(
-                conn, cand_run.id, cand.id, cand.id == cand_run.scorecard_id
-            )
-            found = compare_outcomes(base, cand, before, after, resamples=resamples, seed=seed)
+        with gc_paused():  # up to 200k fetched tuples (sides without a stored vector)
+            before, stale_before = verdicts_of(conn, base_run, base.id)
+            after, stale_after = verdicts_of(conn, cand_run, cand.id)
+        found = compare_verdicts(base, cand, before, after, resamples=resamples, seed=seed)
+    sides = ((stale_before, base_run, base.id, before), (stale_after, cand_run, cand.id, after))
+    stale = {card_id: (run, side) for is_stale, run, card_id, side in sides if is_stale}
+    for card_id, (run, side) in stale.items():  # after the read: one writer on SQLite
+        save_verdicts(ctx.engine, run, card_id, side)
     found = _with_origins(found, base_run, cand_run)
     if key is not None:
         _CACHE[key] = found
@@ -255,3 +258,13 @@ def _result(row: Any) -> CaseResult:
         cost_usd=row.cost_usd,
         duration_ms=row.duration_ms,
     )
+
+
+def warm_comparisons() -> None:
+    """Pay a fresh process's one-time costs of the first comparison before it is asked for:
+    numpy's import and numpy.random's first bootstrap (~0.25 s of a fresh server's first
+    100k-pair compare page on a quiet machine). Not an operation; no database access."""
+    from benchbook.eval.compare import mcnemar_exact_p, paired_bootstrap
+
+    paired_bootstrap({(1, 1): 3, (-1, 1): 2, (0, 1): 5}, resamples=50)
+    mcnemar_exact_p(3, 2)

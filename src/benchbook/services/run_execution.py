@@ -41,6 +41,7 @@ from benchbook.services.run_views import load_run, run_view
 from benchbook.services.runtime_settings import runtime_config as runtime_config
 from benchbook.services.sandboxing import check_sandbox
 from benchbook.services.verdict_cache import StoreVerdictCache as StoreVerdictCache
+from benchbook.services.verdicts import store_verdicts
 from benchbook.settings import Settings
 from benchbook.store import harnesses as harness_repo
 from benchbook.store import run_leases, run_results
@@ -353,6 +354,8 @@ def finish_run(ctx: Context, run_id: str, sink: StoreSink, outcome: str, pricing
             heartbeat_at=None,
             lease_expires_at=None,
         )
+        if current.scorecard_id is not None:  # its outcomes as one row for comparisons
+            store_verdicts(conn, repo.get_run(conn, run_id) or current, current.scorecard_id)
     return _view(ctx, run_id)
 
 

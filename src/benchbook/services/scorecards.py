@@ -44,6 +44,7 @@ from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.run_views import load_run
 from benchbook.services.runtime_settings import runtime_config
 from benchbook.services.verdict_cache import StoreVerdictCache
+from benchbook.services.verdicts import store_verdicts
 from benchbook.settings import Settings
 from benchbook.store import result_pages
 from benchbook.store import runs as repo
@@ -124,6 +125,7 @@ def finalize(
         return None
     card = summarize(conn, run, scorecard_id, pricing_sha)
     card_repo.set_scorecard_summary(conn, scorecard_id, card.model_dump_json())
+    store_verdicts(conn, run, scorecard_id)  # an ended run's (a rescore): compared as one row
     return card
 
 

@@ -517,3 +517,15 @@ scorecard_tags = Table(
     Column("set_at", UTCDateTime(), nullable=False),
 )
 Index("ix_scorecard_tags_scorecard", scorecard_tags.c.scorecard_id)
+
+verdict_vectors = Table(
+    "verdict_vectors",
+    metadata,
+    # one per scorecard: its (case_id, sample, outcome) of every result in dataset order, as
+    # one blob (store/verdicts.py), so a comparison reads no 100k-row query (migration 0018)
+    Column("scorecard_id", String(40), ForeignKey("scorecards.id"), primary_key=True),
+    Column("run_stamp", String(80), nullable=False),  # the run's status|finished_at then
+    Column("pairs", BigInteger, nullable=False),
+    Column("vector", LargeBinary, nullable=False),
+    Column("created_at", UTCDateTime(), nullable=False),
+)

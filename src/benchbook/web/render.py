@@ -11,6 +11,7 @@ import contextlib
 import difflib
 import json
 import re
+import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from benchbook.contracts.diff import FieldChange
 from benchbook.datasets.diff import changed_leaves
 from benchbook.errors import BenchbookError
 from benchbook.services.accounts import list_members, list_workspaces
+from benchbook.services.comparisons import warm_comparisons
 from benchbook.web.forms import forget_carried, take_notice
 from benchbook.web.session import Page
 
@@ -252,3 +254,26 @@ def render(
     )
     forget_carried(request, response)
     return response
+
+
+WARMED_TEMPLATES = ("base.html", "compare.html")
+"""Compiled at start-up by :func:`warm_first_views` (the compare page's; others on first use)."""
+_warming: list[threading.Thread] = []
+
+
+def warm_first_views() -> None:
+    """Start, once per process, a background thread paying what the first compare page would
+    otherwise pay on the request: numpy's import and first bootstrap
+    (``services.comparisons.warm_comparisons``) and compiling its templates. Called at app
+    start-up; returns at once (a request arriving meanwhile waits only for what is left)."""
+    if _warming:
+        return
+
+    def warm() -> None:
+        warm_comparisons()
+        for name in WARMED_TEMPLATES:
+            TEMPLATES.env.get_template(name)
+
+    thread = threading.Thread(target=warm, name="benchbook-warm", daemon=True)
+    _warming.append(thread)
+    thread.start()
