@@ -38,7 +38,6 @@ import httpx
 from benchbook.contracts.dataset import BrowserEnv
 from benchbook.contracts.run import CaseInput, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
-from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import serve_socket
 from benchbook.runtime.environments.egress import (
     EgressError,
@@ -46,6 +45,7 @@ from benchbook.runtime.environments.egress import (
     resolve_allowed,
     resolver_rules,
 )
+from benchbook.runtime.environments.workspace import Workspace
 from benchbook.runtime.sandbox import SandboxedProcess, SandboxError, SandboxLimits, start_sandboxed
 
 #: Seconds Chromium may take to print its DevTools endpoint.
