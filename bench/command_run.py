@@ -182,8 +182,8 @@ def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace
         rates = results[name]["rate"]
         line = f"  {name:<30} {rate[name]:8,.0f} cases/s (rounds {min(rates):,.0f}-"
         line += f"{max(rates):,.0f})  CPU {cpu[name]:6.2f} ms/case"
-        if name.startswith("run, "):
-            base = "spawner, sandbox " + name.rsplit(" ", 1)[1]
+        base = "spawner, sandbox " + name.rsplit(" ", 1)[1]
+        if name.startswith("run, ") and base in rate:
             ratio = rate[name] / rate[base]
             verdict = "ok" if ratio >= TARGET_RATIO else "MISSED"
             line += f"  {ratio:.2f}x spawner (target ≥{TARGET_RATIO}x {verdict})"

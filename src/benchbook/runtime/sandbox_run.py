@@ -19,6 +19,7 @@ from pathlib import Path
 from benchbook.runtime.sandbox_args import bwrap_args
 from benchbook.runtime.sandbox_limits import SandboxLimits
 from benchbook.runtime.sandbox_policy import NetworkMode, SandboxError, SandboxPolicy
+from benchbook.runtime.spawner import Process, spawn
 
 #: Seconds to wait for the output pipes to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
@@ -48,11 +49,12 @@ class SandboxResult:
 class SandboxedProcess:
     """A process started by :func:`start_sandboxed` (streaming harnesses, the browser).
 
-    ``process`` is the asyncio process of the outermost program (bwrap, or the command itself
-    when the sandbox is off); :meth:`kill` ends the whole sandbox.
+    ``process`` is the outermost program (bwrap, or the command itself when the sandbox is
+    off), started off the event loop (:mod:`.spawner`; used like an asyncio process);
+    :meth:`kill` ends the whole sandbox.
     """
 
-    def __init__(self, process: asyncio.subprocess.Process, sandboxed: bool) -> None:
+    def __init__(self, process: Process, sandboxed: bool) -> None:
         self.process = process
         self.sandboxed = sandboxed
 
@@ -109,20 +111,17 @@ async def start_sandboxed(
             before the sandbox is built), or bwrap could not be started.
     """
     _check_program(argv, env, cwd)
-    if not policy.enabled:
-        process = await asyncio.create_subprocess_exec(
-            *argv, cwd=cwd, env=dict(env), stdin=stdin, stdout=stdout, stderr=stderr,
-            start_new_session=True,  # its own process group: one killpg ends it all
-        )  # fmt: skip
+    if not policy.enabled:  # a new session all the same: one killpg ends it all
+        process = await spawn(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr)
         return SandboxedProcess(process, sandboxed=False)
     args = bwrap_args(argv, policy, cwd, writable, readable, network)
     info_r, info_w = os.pipe()
     block_r, block_w = os.pipe()
     try:
-        process = await asyncio.create_subprocess_exec(
-            policy.bwrap, "--info-fd", str(info_w), "--block-fd", str(block_r), *args,
-            cwd=cwd, env=dict(env), stdin=stdin, stdout=stdout, stderr=stderr,
-            pass_fds=(info_w, block_r), start_new_session=True,
+        process = await spawn(
+            [policy.bwrap, "--info-fd", str(info_w), "--block-fd", str(block_r), *args],
+            cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
+            pass_fds=(info_w, block_r),
         )  # fmt: skip
     except BaseException:
         for fd in (info_r, block_w):

@@ -47,6 +47,7 @@ from benchbook.runtime.environments.egress import (
 )
 from benchbook.runtime.environments.workspace import Workspace
 from benchbook.runtime.sandbox import SandboxedProcess, SandboxError, SandboxLimits, start_sandboxed
+from benchbook.runtime.spawner import Process
 
 #: Seconds Chromium may take to print its DevTools endpoint.
 STARTUP_TIMEOUT_S = 30.0
@@ -155,7 +156,7 @@ def _browser_limits(config: RuntimeConfig) -> SandboxLimits:
     return replace(config.sandbox.limits, address_space_bytes=None, processes=None)
 
 
-async def _wait_for_port(proc: asyncio.subprocess.Process, stderr_path: Path) -> int:
+async def _wait_for_port(proc: Process, stderr_path: Path) -> int:
     """The DevTools port from Chromium's stderr.
 
     Raises:
