@@ -74,9 +74,9 @@ class SandboxPolicy:
             )
 
 
-def _inside(path: Path, parents: Iterable[Path]) -> bool:
-    resolved = path.resolve()
-    return any(resolved == p or resolved.is_relative_to(p) for p in parents)
+def _under(path: str, parent: str) -> bool:
+    """Whether the resolved ``path`` is ``parent`` or lies in it (both resolved)."""
+    return path == parent or path.startswith(parent.rstrip("/") + "/")
 
 
 def _allowed(policy: SandboxPolicy, path: Path) -> bool:
@@ -88,16 +88,20 @@ def _allowed(policy: SandboxPolicy, path: Path) -> bool:
 
 
 def check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
-    """Refuse any of ``paths`` that holds or lies in a denied path (outside ``allowed_inside``).
+    """Refuse any of ``paths`` that holds or lies in a denied path (outside ``allowed_inside``),
+    every path resolved (symlinks followed) at the call: plain strings, not ``Path`` objects —
+    this runs for every case start (``bench/command_run.py``).
 
     Raises:
         SandboxError: the first such path (details: ``path``).
     """
-    denied = [p.resolve() for p in policy.denied_paths]
-    exempt = [p.resolve() for p in policy.allowed_inside]
+    denied = [os.path.realpath(p) for p in policy.denied_paths]
+    exempt = [os.path.realpath(p) for p in policy.allowed_inside]
     for path in paths:
-        holds = any(d.is_relative_to(path.resolve()) for d in denied)
-        if holds or (_inside(path, denied) and not _inside(path, exempt)):
+        real = os.path.realpath(path)
+        holds = any(_under(d, real) for d in denied)
+        inside = any(_under(real, d) for d in denied) and not any(_under(real, e) for e in exempt)
+        if holds or inside:
             raise SandboxError(
                 f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
                 "directory (database, secret.key)",
