@@ -72,6 +72,7 @@ async def open_environment(
             workspace = await _provision(case_input, config, case_root, stack)
             workspace.tail_bytes = config.tail_bytes
             workspace.sandbox = config.sandbox
+            workspace.pooled = pooled
             yield workspace
     finally:
         if pooled:

@@ -27,6 +27,9 @@ class Workspace:
         sandbox: how the case's processes start (``RuntimeConfig.sandbox``).
         cdp_relay: ``(port, socket)`` of a browser case: the Unix socket forwarding to
             Chromium's DevTools port, for harnesses without network (``cdp_relay.py``).
+        pooled: the case directory goes back to the prompt-directory pool (``pool.py``): a
+            harness may leave its private directory (``<workdir>/../harness``) there empty,
+            for the next case, instead of removing it.
     """
 
     workdir: Path
@@ -38,6 +41,7 @@ class Workspace:
     tail_bytes: int = 8192
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     cdp_relay: tuple[int, Path] | None = None
+    pooled: bool = False
 
     async def snapshot(self) -> EnvSnapshot:
         """The environment after the harness (diff, output files, URL, screenshot, audit).
