@@ -17,9 +17,11 @@ cases:
   has a single admin — ``docs/security.md``).
 
 Reported per variant: the median over rounds of cases/s and of CPU ms per case (user + system
-of this process, all its threads, and its reaped children — bwrap and ``/bin/true`` included),
-the ratio of each run to the spawner with the same sandbox setting, and the load average.
-``--profile NAME`` runs that variant once more under cProfile (event-loop thread only).
+of this process, all its threads, and its reaped children — bwrap and ``/bin/true`` included;
+in brackets the event loop's thread alone, which every case waits on), the ratio of each run to
+the spawner with the same sandbox setting, and the load average.
+``--profile NAME`` runs that variant once more under cProfile (the event loop's thread, CPU
+time). ``--only`` keeps the variants whose name contains one of its ``;``-separated parts.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import io
 import os
 import pstats
 import resource
+import shutil
 import statistics
 import tempfile
 import time
@@ -149,7 +152,8 @@ def _variants(args: argparse.Namespace, tmp: Path, urls: dict[str, str]) -> Vari
     for backend, url in urls.items():
         home = tmp / f"home-{backend}"
         for sandbox in (False, True):
-            ctx = _context(url, home, tmp / f"work-{backend}", sandbox)
+            work_root = (args.work_root or tmp) / f"work-{backend}-{tmp.name}"
+            ctx = _context(url, home, work_root, sandbox)
             if not sandbox:
                 _register(ctx, n)
             name = f"run, {backend}, sandbox {'on' if sandbox else 'off'}"
@@ -159,15 +163,17 @@ def _variants(args: argparse.Namespace, tmp: Path, urls: dict[str, str]) -> Vari
 
 def _measure(variants: Variants, rounds: int, n: int) -> dict[str, dict[str, list[float]]]:
     """Per variant, cases/s and CPU ms per case of each timed round."""
-    out = {name: {"rate": [], "cpu": []} for name in variants}
+    out = {name: {"rate": [], "cpu": [], "loop": []} for name in variants}
     for round_ in range(rounds + 1):
         for name, go in variants.items():
-            t0, c0 = time.perf_counter(), _cpu_s()
+            t0, c0, l0 = time.perf_counter(), _cpu_s(), time.thread_time()
             go()
             secs, cpu = time.perf_counter() - t0, _cpu_s() - c0
+            loop = time.thread_time() - l0
             if round_:  # round 0 warms up (the sandbox's /etc copy, caches, connections)
                 out[name]["rate"].append(n / secs)
                 out[name]["cpu"].append(1000 * cpu / n)
+                out[name]["loop"].append(1000 * loop / n)
     return out
 
 
@@ -178,10 +184,12 @@ def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace
     )
     rate = {name: statistics.median(r["rate"]) for name, r in results.items()}
     cpu = {name: statistics.median(r["cpu"]) for name, r in results.items()}
+    loop = {name: statistics.median(r["loop"]) for name, r in results.items()}
     for name in results:
         rates = results[name]["rate"]
         line = f"  {name:<30} {rate[name]:8,.0f} cases/s (rounds {min(rates):,.0f}-"
-        line += f"{max(rates):,.0f})  CPU {cpu[name]:6.2f} ms/case"
+        line += f"{max(rates):,.0f})  CPU {cpu[name]:5.2f} ms/case"
+        line += f" (event loop {loop[name]:4.2f})"
         base = "spawner, sandbox " + name.rsplit(" ", 1)[1]
         if name.startswith("run, ") and base in rate:
             ratio = rate[name] / rate[base]
@@ -198,7 +206,13 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--backends", default="sqlite,postgresql")
-    p.add_argument("--only", default="", help="comma list of variant-name substrings to keep")
+    p.add_argument(
+        "--work-root",
+        type=Path,
+        help="parent of the runs' BENCHBOOK_WORK_ROOT (default: the temporary directory, on the"
+        " disk); /dev/shm puts the per-case directories on tmpfs",
+    )
+    p.add_argument("--only", default="", help="';'-separated variant-name parts to keep")
     p.add_argument("--profile", default="", help="cProfile the first variant whose name has this")
     args = p.parse_args(argv)
     backends = [b.strip() for b in args.backends.split(",") if b.strip()]
@@ -217,13 +231,16 @@ def main(argv: list[str] | None = None) -> None:
                 for b in backends
             }
             variants = _variants(args, tmp, urls)
-            keep = [s.strip() for s in args.only.split(",") if s.strip()]
+            keep = [s.strip() for s in args.only.split(";") if s.strip()]
             if keep:
                 variants = {k: v for k, v in variants.items() if any(s in k for s in keep)}
             results = _measure(variants, args.rounds, args.cases)
             _report(results, args)
             if args.profile:
                 _profile(variants, args.profile)
+        if args.work_root is not None:
+            for root in args.work_root.glob(f"work-*-{tmp.name}"):
+                shutil.rmtree(root, ignore_errors=True)
     print(
         "load average before: {:.2f} {:.2f} {:.2f}; after: {:.2f} {:.2f} {:.2f}".format(
             *load_before, *os.getloadavg()
@@ -233,7 +250,7 @@ def main(argv: list[str] | None = None) -> None:
 
 def _profile(variants: Variants, name: str) -> None:
     chosen = next(k for k in variants if name in k)
-    prof = cProfile.Profile()
+    prof = cProfile.Profile(time.thread_time)  # CPU time of the event loop's thread
     prof.runcall(variants[chosen])
     buf = io.StringIO()
     stats = pstats.Stats(prof, stream=buf)
