@@ -141,3 +141,23 @@ def test_cancelled_start_leaves_no_process(tmp_path: Path) -> None:
 
     asyncio.run(main())
     assert wait_gone(marker, 10) == []
+
+
+def test_on_start_runs_in_the_start_thread_and_its_error_is_kept(tmp_path: Path) -> None:
+    """``on_start`` gets the pid before ``spawn`` returns (the sandbox applies its limits
+    there); what it raises comes back as ``start_error`` with the process, for the caller
+    to end."""
+    seen: list[int] = []
+
+    def refuse(pid: int) -> None:
+        seen.append(pid)
+        raise RuntimeError("limits refused")
+
+    async def main() -> tuple[int, str, int]:
+        proc = await spawn(["sleep", "30"], cwd=tmp_path, env=ENV, on_start=refuse)
+        error = repr(proc.start_error)
+        os.killpg(proc.pid, signal.SIGKILL)
+        return proc.pid, error, await asyncio.wait_for(proc.wait(), 30)
+
+    pid, error, code = asyncio.run(main())
+    assert seen == [pid] and error == "RuntimeError('limits refused')" and code == -9

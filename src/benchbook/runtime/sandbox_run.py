@@ -9,6 +9,7 @@ import contextlib
 import errno
 import json
 import os
+import select
 import shutil
 import signal
 import time
@@ -19,7 +20,7 @@ from pathlib import Path
 from benchbook.runtime.sandbox_args import bwrap_args
 from benchbook.runtime.sandbox_limits import SandboxLimits
 from benchbook.runtime.sandbox_policy import NetworkMode, SandboxError, SandboxPolicy
-from benchbook.runtime.spawner import Process, spawn
+from benchbook.runtime.spawner import Process, spawn, wait_group_gone
 
 #: Seconds to wait for the output pipes to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
@@ -73,7 +74,7 @@ class SandboxedProcess:
         gone (no-op when it already ended)."""
         self.kill_now()
         await self.process.wait()
-        await _wait_group_gone(self.process.pid, _DRAIN_GRACE_S)
+        await wait_group_gone(self.process.pid, _DRAIN_GRACE_S)
 
 
 async def start_sandboxed(
@@ -115,48 +116,64 @@ async def start_sandboxed(
         process = await spawn(argv, cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr)
         return SandboxedProcess(process, sandboxed=False)
     args = bwrap_args(argv, policy, cwd, writable, readable, network)
-    info_r, info_w = os.pipe()
-    block_r, block_w = os.pipe()
+    gate = _Gate(limits or policy.limits)
     try:
         process = await spawn(
-            [policy.bwrap, "--info-fd", str(info_w), "--block-fd", str(block_r), *args],
+            [policy.bwrap, "--info-fd", str(gate.info_w), "--block-fd", str(gate.block_r),
+             *args],
             cwd=cwd, env=env, stdin=stdin, stdout=stdout, stderr=stderr,
-            pass_fds=(info_w, block_r),
+            pass_fds=(gate.info_w, gate.block_r), on_start=gate.release,
         )  # fmt: skip
-    except BaseException:
-        for fd in (info_r, block_w):
-            os.close(fd)
-        raise
     finally:
-        for fd in (info_w, block_r):
-            os.close(fd)
+        gate.close()  # the start thread is done: spawn returns or raises only after it
     proc = SandboxedProcess(process, sandboxed=True)
-    try:
-        await _limit_and_release(proc, info_r, block_w, limits or policy.limits)
-    except BaseException:
+    if process.start_error is not None:
         await proc.kill()
-        raise
-    finally:
-        os.close(info_r)
-        with contextlib.suppress(OSError):
-            os.close(block_w)
+        raise process.start_error
     return proc
 
 
-async def _limit_and_release(
-    proc: SandboxedProcess, info_fd: int, block_fd: int, limits: SandboxLimits
-) -> None:
+class _Gate:
+    """bwrap's ``--info-fd`` and ``--block-fd`` pipes for one start: in the start thread, right
+    after bwrap started (:func:`.spawner.spawn`'s ``on_start``), the limits are applied to its
+    sandbox child before the command may run — no round trip through the event loop."""
+
+    def __init__(self, limits: SandboxLimits) -> None:
+        self.limits = limits
+        self.info_r, self.info_w = os.pipe()
+        self.block_r, self.block_w = os.pipe()
+
+    def release(self, pid: int) -> None:
+        """Close bwrap's ends here (so its death reads as EOF), then :func:`_limit_and_release`.
+
+        Raises:
+            SandboxError: the child's pid never came, or the kernel refused a limit.
+        """
+        self._close("info_w", "block_r")
+        _limit_and_release(self.info_r, self.block_w, self.limits)
+
+    def close(self) -> None:
+        """Close whatever is still open (idempotent)."""
+        self._close("info_r", "info_w", "block_r", "block_w")
+
+    def _close(self, *names: str) -> None:
+        for name in names:
+            fd = getattr(self, name)
+            if fd >= 0:
+                setattr(self, name, -1)
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+
+
+def _limit_and_release(info_fd: int, block_fd: int, limits: SandboxLimits) -> None:
     """Apply ``limits`` to bwrap's sandbox child (pid from ``--info-fd``), then let it run the
     command (a byte on ``--block-fd``). bwrap gone before it reported: nothing to limit, its
-    exit status says why.
+    exit status says why. Blocks (a start thread).
 
     Raises:
         SandboxError: the child's pid never came, or the kernel refused a limit.
     """
-    try:
-        info = await asyncio.wait_for(_read_json(info_fd), _INFO_TIMEOUT_S)
-    except TimeoutError:
-        raise SandboxError(f"bwrap reported no sandbox within {_INFO_TIMEOUT_S:g} s") from None
+    info = _read_json(info_fd, _INFO_TIMEOUT_S)
     child = info.get("child-pid") if info else None
     if not isinstance(child, int):
         return
@@ -167,29 +184,28 @@ async def _limit_and_release(
     os.write(block_fd, b"1")
 
 
-async def _read_json(fd: int) -> dict[str, object] | None:
-    """The JSON object bwrap writes on ``fd`` (None when it closes the pipe without one)."""
-    loop = asyncio.get_running_loop()
-    done: asyncio.Future[bytes] = loop.create_future()
+def _read_json(fd: int, timeout_s: float) -> dict[str, object] | None:
+    """The JSON object bwrap writes on ``fd`` (None when it closes the pipe without one).
+
+    Raises:
+        SandboxError: nothing within ``timeout_s``.
+    """
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + timeout_s
     data = bytearray()
-
-    def readable() -> None:
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            return
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SandboxError(f"bwrap reported no sandbox within {timeout_s:g} s")
+        if not poller.poll(remaining * 1000):
+            continue
+        chunk = os.read(fd, 4096)
         data.extend(chunk)
-        if (not chunk or b"}" in chunk) and not done.done():
-            done.set_result(bytes(data))
-
-    os.set_blocking(fd, False)
-    loop.add_reader(fd, readable)
+        if not chunk or b"}" in chunk:
+            break
     try:
-        raw = await done
-    finally:
-        loop.remove_reader(fd)
-    try:
-        value = json.loads(raw)
+        value = json.loads(bytes(data))
     except ValueError:
         return None
     return value if isinstance(value, dict) else None
@@ -234,35 +250,6 @@ async def _feed(writer: asyncio.StreamWriter | None, data: bytes) -> None:
         await writer.drain()
     with contextlib.suppress(BrokenPipeError, ConnectionResetError):
         writer.close()
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether a live (not zombie) process of group ``pgid`` is left: an orphaned zombie
-    still answers ``killpg(pgid, 0)`` until init reaps it, so ``/proc`` settles it."""
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != b"Z":
-            return True
-    return False
-
-
-async def _wait_group_gone(pgid: int, grace_s: float) -> None:
-    """Until no live process of group ``pgid`` is left, at most ``grace_s`` seconds: the
-    sandbox's PID 1 (in the group) outlives bwrap by the moment the kernel takes to end the
-    namespace's processes; unsandboxed, killed orphans are reaped by init a moment later."""
-    deadline = time.monotonic() + grace_s
-    while _group_alive(pgid) and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
 
 
 async def run_sandboxed(
@@ -311,7 +298,7 @@ async def run_sandboxed(
         if returncode is None:
             await process.wait()
         feed_task.cancel()
-    await _wait_group_gone(process.pid, _DRAIN_GRACE_S)
+    await wait_group_gone(process.pid, _DRAIN_GRACE_S)
     done, pending = await asyncio.wait({out_task, err_task}, timeout=_DRAIN_GRACE_S)
     for task in pending:  # unsandboxed: a process that left the group may still hold a pipe
         task.cancel()

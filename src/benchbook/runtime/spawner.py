@@ -17,12 +17,16 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-#: Threads that start processes (each start blocks its thread for the fork and exec only).
-SPAWN_THREADS = 4
+#: Threads that start processes (each start blocks its thread for the fork and exec, and
+#: for bwrap to report its sandbox when ``on_start`` waits for it).
+SPAWN_THREADS = 8
+#: Seconds a cancelled start waits for what it started to be gone.
+_GONE_GRACE_S = 2.0
 #: Buffer limit of the output streams (asyncio's default for subprocess pipes).
 _STREAM_LIMIT = 2**16
 
@@ -59,6 +63,8 @@ class Process:
         self._popen = popen
         self.pid = popen.pid
         self.stdin, self.stdout, self.stderr = stdin, stdout, stderr
+        #: What :func:`spawn`'s ``on_start`` raised (None: it returned, or there was none).
+        self.start_error: BaseException | None = None
         loop = asyncio.get_running_loop()
         self._exited: asyncio.Future[int] = loop.create_future()
         _watch(popen, loop, self._exit)
@@ -118,6 +124,7 @@ async def spawn(
     stdout: int | None = None,
     stderr: int | None = None,
     pass_fds: Sequence[int] = (),
+    on_start: Callable[[int], None] | None = None,
 ) -> Process:
     """Start ``argv`` in a new session (its own process group) from a start thread.
 
@@ -127,17 +134,23 @@ async def spawn(
         stdin, stdout, stderr: as for :func:`asyncio.create_subprocess_exec` (``PIPE``,
             ``DEVNULL``, ``STDOUT`` for stderr, a descriptor, or None: this process's).
         pass_fds: descriptors the process inherits (all others are closed in it).
+        on_start: called in the start thread with the pid once the process started (the
+            sandbox applies its limits there); what it raises becomes
+            :attr:`Process.start_error` — the process is returned all the same, for the
+            caller to end.
 
-    Cancelled while the start thread runs, this waits for that start (a fork and an exec)
-    to finish, kills what it started, then lets the cancellation go on.
+    Cancelled while the start thread runs, this kills what started (at once when the process
+    exists, so a waiting ``on_start`` returns), waits for the thread, then lets the
+    cancellation go on.
 
     Raises:
         OSError: the program could not be started (missing, not executable, bad ``cwd``).
     """
     loop = asyncio.get_running_loop()
+    started: list[subprocess.Popen[bytes]] = []
 
-    def start() -> subprocess.Popen[bytes]:
-        return subprocess.Popen(
+    def start() -> tuple[subprocess.Popen[bytes], BaseException | None]:
+        popen = subprocess.Popen(
             list(argv),
             cwd=cwd,
             env=dict(env),
@@ -149,8 +162,15 @@ async def spawn(
             start_new_session=True,
             bufsize=0,
         )
+        started.append(popen)
+        try:
+            if on_start is not None:
+                on_start(popen.pid)
+        except Exception as exc:  # the caller decides (it ends the process)
+            return popen, exc
+        return popen, None
 
-    popen = await _started(loop.run_in_executor(_pool(), start))
+    popen, error = await _started(loop.run_in_executor(_pool(), start), started)
     try:
         writer = await _writer(loop, popen.stdin)
         out = await _reader(loop, popen.stdout)
@@ -158,26 +178,72 @@ async def spawn(
     except BaseException:
         _discard(popen)
         raise
-    return Process(popen, writer, out, err)
+    process = Process(popen, writer, out, err)
+    process.start_error = error
+    return process
 
 
-async def _started(future: asyncio.Future[subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
-    """The started process; on cancellation, wait for the start, discard it, re-raise."""
+_Started = tuple[subprocess.Popen[bytes], BaseException | None]
+
+
+async def _started(
+    future: asyncio.Future[_Started], started: list[subprocess.Popen[bytes]]
+) -> _Started:
+    """The start thread's result; on cancellation, kill what started, wait for the thread,
+    discard the process, re-raise."""
     try:
         return await asyncio.shield(future)
     except asyncio.CancelledError:
-        while not future.done():  # milliseconds: the start thread only forks and execs
+        if started:
+            _kill_group(started[0].pid)
+        while not future.done():  # the start thread only forks, execs (and waits for bwrap)
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait([future])
         if not future.cancelled() and future.exception() is None:
-            _discard(future.result())
+            pid = future.result()[0].pid
+            _discard(future.result()[0])
+            await wait_group_gone(pid, _GONE_GRACE_S)
         raise
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process of group ``pgid`` is left: an orphaned zombie
+    still answers ``killpg(pgid, 0)`` until init reaps it, so ``/proc`` settles it."""
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    with os.scandir("/proc") as entries:  # closed on the early return too
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    fields = stat.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != b"Z":
+                return True
+    return False
+
+
+async def wait_group_gone(pgid: int, grace_s: float) -> None:
+    """Until no live process of group ``pgid`` is left, at most ``grace_s`` seconds: the
+    sandbox's PID 1 (in the group) outlives bwrap by the moment the kernel takes to end the
+    namespace's processes; unsandboxed, killed orphans are reaped by init a moment later."""
+    deadline = time.monotonic() + grace_s
+    while _group_alive(pgid) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def _discard(popen: subprocess.Popen[bytes]) -> None:
     """Kill a process nobody will use (its whole group), close its pipes, reap it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(popen.pid, signal.SIGKILL)
+    _kill_group(popen.pid)
     for pipe in (popen.stdin, popen.stdout, popen.stderr):
         if pipe is not None:
             pipe.close()
