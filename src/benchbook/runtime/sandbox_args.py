@@ -11,10 +11,10 @@ from benchbook.runtime.sandbox_fs import python_prefixes, system_binds
 from benchbook.runtime.sandbox_limits import SandboxLimits
 from benchbook.runtime.sandbox_policy import (
     NetworkMode,
+    PathRules,
     SandboxError,
     SandboxPolicy,
     SandboxUnavailable,
-    check_paths,
 )
 
 #: The uid and gid a sandboxed process runs as, inside its user namespace.
@@ -67,7 +67,8 @@ def bwrap_args(
         raise SandboxError("nothing to run: the command is empty")
     policy.check_available()
     ro = [*policy.ro_paths, *readable]
-    check_paths(policy, [*ro, *writable])  # cwd is not bound: a chdir inside the sandbox
+    rules = PathRules(policy)  # the denied paths resolved once for the whole call
+    rules.check([*ro, *writable])  # cwd is not bound: a chdir inside the sandbox
     args = [
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID),
@@ -78,7 +79,7 @@ def bwrap_args(
     args += system_binds()
     args += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     if policy.python_prefixes:
-        for path in python_prefixes(policy.may_bind):
+        for path in python_prefixes(rules.allows):
             args += ["--ro-bind-try", str(path), str(path)]
     for path in ro:
         args += ["--ro-bind-try", str(path), str(path)]

@@ -80,33 +80,40 @@ def _under(path: str, parent: str) -> bool:
 
 
 def _allowed(policy: SandboxPolicy, path: Path) -> bool:
-    try:
-        check_paths(policy, [path])
-    except SandboxError:
-        return False
-    return True
+    return PathRules(policy).allows(path)
 
 
-def check_paths(policy: SandboxPolicy, paths: Iterable[Path]) -> None:
-    """Refuse any of ``paths`` that holds or lies in a denied path (outside ``allowed_inside``),
-    every path resolved (symlinks followed) at the call: plain strings, not ``Path`` objects —
-    this runs for every case start (``bench/command_run.py``).
+class PathRules:
+    """A policy's denied and exempt paths, resolved (symlinks followed) when made: one call's
+    checks — plain strings, not ``Path`` objects, as this runs for every case start
+    (``bench/command_run.py``)."""
 
-    Raises:
-        SandboxError: the first such path (details: ``path``).
-    """
-    denied = [os.path.realpath(p) for p in policy.denied_paths]
-    exempt = [os.path.realpath(p) for p in policy.allowed_inside]
-    for path in paths:
+    def __init__(self, policy: SandboxPolicy) -> None:
+        self.denied = [os.path.realpath(p) for p in policy.denied_paths]
+        self.exempt = [os.path.realpath(p) for p in policy.allowed_inside]
+
+    def allows(self, path: Path) -> bool:
+        """Whether ``path`` (resolved now) neither holds nor lies in a denied path, unless it
+        lies in an exempt one."""
         real = os.path.realpath(path)
-        holds = any(_under(d, real) for d in denied)
-        inside = any(_under(real, d) for d in denied) and not any(_under(real, e) for e in exempt)
-        if holds or inside:
-            raise SandboxError(
-                f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
-                "directory (database, secret.key)",
-                {"path": str(path)},
-            )
+        if any(_under(d, real) for d in self.denied):
+            return False
+        inside = any(_under(real, d) for d in self.denied)
+        return not inside or any(_under(real, e) for e in self.exempt)
+
+    def check(self, paths: Iterable[Path]) -> None:
+        """Refuse the first of ``paths`` that is not :meth:`allows`-ed.
+
+        Raises:
+            SandboxError: that path (details: ``path``).
+        """
+        for path in paths:
+            if not self.allows(path):
+                raise SandboxError(
+                    f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
+                    "directory (database, secret.key)",
+                    {"path": str(path)},
+                )
 
 
 def limits_for(
