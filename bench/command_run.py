@@ -19,7 +19,8 @@ cases:
 Reported per variant: the median over rounds of cases/s and of CPU ms per case (user + system
 of this process, all its threads, and its reaped children — bwrap and ``/bin/true`` included;
 in brackets the event loop's thread alone, which every case waits on), the ratio of each run to
-the spawner with the same sandbox setting, and the load average.
+the spawner with the same sandbox setting (the median of the rounds' ratios: a round's two
+measurements saw the same load), and the load average.
 ``--profile NAME`` runs that variant once more under cProfile (the event loop's thread, CPU
 time). ``--only`` keeps the variants whose name contains one of its ``;``-separated parts.
 """
@@ -192,7 +193,8 @@ def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace
         line += f" (event loop {loop[name]:4.2f})"
         base = "spawner, sandbox " + name.rsplit(" ", 1)[1]
         if name.startswith("run, ") and base in rate:
-            ratio = rate[name] / rate[base]
+            pairs = zip(results[name]["rate"], results[base]["rate"], strict=True)
+            ratio = statistics.median(run / spawner for run, spawner in pairs)
             verdict = "ok" if ratio >= TARGET_RATIO else "MISSED"
             line += f"  {ratio:.2f}x spawner (target ≥{TARGET_RATIO}x {verdict})"
             line += f", CPU {cpu[name] - cpu[base]:+.2f} ms/case over it"
@@ -255,7 +257,7 @@ def _profile(variants: Variants, name: str) -> None:
     buf = io.StringIO()
     stats = pstats.Stats(prof, stream=buf)
     stats.sort_stats("tottime").print_stats(25)
-    stats.sort_stats("cumulative").print_stats(40)
+    stats.sort_stats("cumulative").print_stats("benchbook|spawner|sandbox", 60)
     print(f"\n=== cProfile of {chosen} ===\n{buf.getvalue()}")
 
 
