@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 from benchbook.contracts.dataset import PromptEnv
-from benchbook.contracts.run import CaseInput
-from benchbook.runtime import RuntimeConfig, open_environment
+from benchbook.contracts.harness import CommandHarness
+from benchbook.contracts.run import CaseInput, RuntimeResult
+from benchbook.runtime import RuntimeConfig, open_environment, run_harness
 from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES
 
 
@@ -52,3 +53,54 @@ def test_kept_workdirs_are_never_pooled(tmp_path: Path) -> None:
     first = asyncio.run(_visit(config, "a"))
     second = asyncio.run(_visit(config, "b"))
     assert first != second and first.exists() and second.exists()
+
+
+def _command(script: str) -> CommandHarness:
+    return CommandHarness.model_validate(
+        {"id": "h", "version": "1.0.0", "config": {"argv": ["sh", "-c", script]}}
+    )
+
+
+def _run(config: RuntimeConfig, harness: CommandHarness) -> tuple[Path, RuntimeResult]:
+    async def main() -> tuple[Path, RuntimeResult]:
+        async with open_environment(_case("c"), config) as workspace:
+            return workspace.workdir, await run_harness(harness, _case("c"), workspace, {})
+
+    return asyncio.run(main())
+
+
+def test_a_command_harness_leaves_its_private_directory_empty_for_the_next_case(
+    runtime_config: RuntimeConfig,
+) -> None:
+    """Issue 32: a pooled prompt directory keeps the command harness's private directory,
+    emptied (no mkdir/rmdir per case); the next case sees only its own ``case.json``."""
+    script = 'echo > "$BENCHBOOK_ANSWER_FILE"; ls -A "$(dirname "$BENCHBOOK_CASE_FILE")"'
+    list_private = _command(script)
+    first, result = _run(runtime_config, list_private)
+    assert result.status == "ok", result.error
+    private = first.parent / "harness"
+    assert private.is_dir() and os.listdir(private) == []
+    second, result = _run(runtime_config, list_private)
+    assert second == first and result.trace.stdout_tail.split() == ["answer.txt", "case.json"]
+    PROMPT_DIRECTORIES.clear()
+
+
+def test_a_private_directory_with_anything_else_left_in_it_is_removed(
+    runtime_config: RuntimeConfig,
+) -> None:
+    """A file of the harness's own in its private directory: the directory is removed, never
+    handed to the next case (nor the case directory, if that were not clean)."""
+    leave = _command('touch "$(dirname "$BENCHBOOK_CASE_FILE")/planted"')
+    first, result = _run(runtime_config, leave)
+    assert result.status == "ok", result.error
+    assert not (first.parent / "harness").exists()
+    _, result = _run(runtime_config, _command('ls -A "$(dirname "$BENCHBOOK_CASE_FILE")"'))
+    assert result.trace.stdout_tail.split() == ["case.json"]
+    PROMPT_DIRECTORIES.clear()
+
+
+def test_a_private_directory_of_another_mode_is_not_pooled(runtime_config: RuntimeConfig) -> None:
+    first, result = _run(runtime_config, _command('chmod 755 "$(dirname "$BENCHBOOK_CASE_FILE")"'))
+    assert result.status == "ok", result.error
+    assert not first.parent.exists()  # the case directory was removed, not pooled
+    PROMPT_DIRECTORIES.clear()

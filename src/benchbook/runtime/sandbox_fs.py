@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import shutil
 import stat
@@ -45,10 +46,16 @@ _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 def python_prefixes(allowed: Callable[[Path], bool]) -> list[Path]:
     """Benchbook's Python installation and virtual environment, minus those ``allowed``
     refuses (a prefix holding ``BENCHBOOK_HOME`` is left out, not an error)."""
+    return [prefix for prefix in _prefix_candidates() if allowed(prefix)]
+
+
+@functools.cache
+def _prefix_candidates() -> tuple[Path, ...]:
+    """The interpreter's prefixes, as given and resolved, minus ``/usr`` and ``/`` (fixed for
+    the process's life: computed once, not per case start)."""
     prefixes = {Path(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     prefixes |= {p.resolve() for p in prefixes}
-    candidates = sorted(p for p in prefixes if p not in (Path("/usr"), Path("/")))
-    return [prefix for prefix in candidates if allowed(prefix)]
+    return tuple(sorted(p for p in prefixes if p not in (Path("/usr"), Path("/"))))
 
 
 def _world_unreadable(directory: str, names: list[str]) -> set[str]:

@@ -5,16 +5,13 @@ child's pid on ``--info-fd`` and waits on ``--block-fd``; ``prlimit(2)`` sets ea
 that pid (inherited by everything it starts), then the sandbox is released. That saves the
 ``exec`` of util-linux's ``prlimit`` per case (~1 ms of CPU, ``bench/sandbox.py``);
 :meth:`SandboxLimits.prlimit_args` keeps the ``prlimit`` form for a command line of its own.
+A case's own limits: :func:`benchbook.runtime.sandbox_policy.limits_for`.
 """
 
 from __future__ import annotations
 
 import resource
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from benchbook.runtime.sandbox import SandboxPolicy
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -66,28 +63,3 @@ class SandboxLimits:
         """
         for which, value in self.rlimits():
             resource.prlimit(pid, which, (value, value))
-
-
-def limits_for(
-    policy: SandboxPolicy,
-    *,
-    timeout_s: float | None = None,
-    cpu_millicores: int | None = None,
-    memory_mb: int | None = None,
-) -> SandboxLimits:
-    """The limits of one case: the policy's defaults, narrowed by the case's ``resources``.
-
-    ``memory_mb`` becomes the address-space limit (MiB); ``cpu_millicores`` with ``timeout_s``
-    becomes CPU seconds (``ceil(timeout_s × millicores / 1000)``, at least 1). Neither ever
-    raises a limit above the installation's default.
-    """
-    base = policy.limits
-    cpu_s = base.cpu_s
-    if cpu_millicores is not None and timeout_s is not None:
-        wanted = max(1, -(-int(timeout_s * cpu_millicores) // 1000))
-        cpu_s = wanted if cpu_s is None else min(cpu_s, wanted)
-    address = base.address_space_bytes
-    if memory_mb is not None:
-        wanted_bytes = memory_mb << 20
-        address = wanted_bytes if address is None else min(address, wanted_bytes)
-    return replace(base, cpu_s=cpu_s, address_space_bytes=address)

@@ -12,6 +12,9 @@ Kinds:
 - ``browser`` (:mod:`.browser`): a headless Chromium reachable at ``BENCHBOOK_CDP_URL``.
 - ``os-use`` and cases with an ``image``: only with a provider configured in
   ``RuntimeConfig.env_providers``; otherwise ``no environment provider for os-use`` / ``image``.
+
+:class:`Workspace` lives in :mod:`.workspace` (re-exported here): the providers import it from
+there, so no module of this package imports the package itself.
 """
 
 from __future__ import annotations
@@ -19,56 +22,14 @@ from __future__ import annotations
 import asyncio
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
+from benchbook.contracts.run import CaseInput
 from benchbook.runtime.config import RuntimeConfig
 from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES
-from benchbook.runtime.sandbox import SandboxPolicy
-
-SnapshotFn = Callable[[], Awaitable[EnvSnapshot]]
-
-
-@dataclass
-class Workspace:
-    """One case's provisioned environment, as handed to a harness.
-
-    Attributes:
-        workdir: the private working directory (repo environments: the working copy).
-        kind: the env kind (``prompt``, ``repo``, ``browser``, ``os-use``).
-        env_vars: extra environment variables for the harness (``BENCHBOOK_CDP_URL`` …).
-        audit: the pre-harness audit of a repo environment (None for other kinds).
-        error: why the environment could not be provided; None when it is ready.
-        snapshot_fn: the provider's snapshot hook (None: an empty snapshot).
-        tail_bytes: bytes of a command harness's stdout/stderr kept in the trace.
-        sandbox: how the case's processes start (``RuntimeConfig.sandbox``).
-        cdp_relay: ``(port, socket)`` of a browser case: the Unix socket forwarding to
-            Chromium's DevTools port, for harnesses without network (``cdp_relay.py``).
-    """
-
-    workdir: Path
-    kind: str = "prompt"
-    env_vars: dict[str, str] = field(default_factory=dict)
-    audit: EnvAudit | None = None
-    error: str | None = None
-    snapshot_fn: SnapshotFn | None = field(default=None, repr=False)
-    tail_bytes: int = 8192
-    sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
-    cdp_relay: tuple[int, Path] | None = None
-
-    async def snapshot(self) -> EnvSnapshot:
-        """The environment after the harness (diff, output files, URL, screenshot, audit).
-
-        Raises:
-            Exception: whatever the provider's hook raises; :func:`run_harness` records it.
-        """
-        snap = await self.snapshot_fn() if self.snapshot_fn is not None else EnvSnapshot()
-        if self.audit is not None and snap.audit is None:
-            snap.audit = self.audit
-        return snap
+from benchbook.runtime.environments.workspace import SnapshotFn, Workspace
 
 
 def _missing_provider(case_input: CaseInput, config: RuntimeConfig) -> str | None:
@@ -111,6 +72,7 @@ async def open_environment(
             workspace = await _provision(case_input, config, case_root, stack)
             workspace.tail_bytes = config.tail_bytes
             workspace.sandbox = config.sandbox
+            workspace.pooled = pooled
             yield workspace
     finally:
         if pooled:
@@ -177,4 +139,4 @@ async def _open_kind(
     return open_prompt(workdir)
 
 
-__all__ = ["Workspace", "open_environment"]
+__all__ = ["SnapshotFn", "Workspace", "open_environment"]

@@ -38,7 +38,6 @@ import httpx
 from benchbook.contracts.dataset import BrowserEnv
 from benchbook.contracts.run import CaseInput, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
-from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import serve_socket
 from benchbook.runtime.environments.egress import (
     EgressError,
@@ -46,7 +45,9 @@ from benchbook.runtime.environments.egress import (
     resolve_allowed,
     resolver_rules,
 )
+from benchbook.runtime.environments.workspace import Workspace
 from benchbook.runtime.sandbox import SandboxedProcess, SandboxError, SandboxLimits, start_sandboxed
+from benchbook.runtime.spawner import Process
 
 #: Seconds Chromium may take to print its DevTools endpoint.
 STARTUP_TIMEOUT_S = 30.0
@@ -155,7 +156,7 @@ def _browser_limits(config: RuntimeConfig) -> SandboxLimits:
     return replace(config.sandbox.limits, address_space_bytes=None, processes=None)
 
 
-async def _wait_for_port(proc: asyncio.subprocess.Process, stderr_path: Path) -> int:
+async def _wait_for_port(proc: Process, stderr_path: Path) -> int:
     """The DevTools port from Chromium's stderr.
 
     Raises:

@@ -11,7 +11,7 @@ import asyncio
 from pathlib import Path
 
 from benchbook.contracts.run import EnvSnapshot
-from benchbook.runtime.environments import Workspace
+from benchbook.runtime.environments.workspace import Workspace
 
 #: Total size of the text files a prompt snapshot keeps (bytes).
 OUTPUT_LIMIT_BYTES = 64 * 1024

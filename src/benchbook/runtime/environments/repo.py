@@ -30,8 +30,8 @@ from benchbook.contracts.dataset import FilesSource, GitSource, RepoEnv
 from benchbook.contracts.git_urls import git_url_problem
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
-from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.gitcmd import GitError, git, mirror_lock, tail
+from benchbook.runtime.environments.workspace import Workspace
 from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
 
 _SETUP_TAIL_CHARS = 2000

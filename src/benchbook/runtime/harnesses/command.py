@@ -16,6 +16,7 @@ result is ``error: timeout``; after a normal exit, processes left in it are kill
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import shutil
 import time
@@ -34,13 +35,17 @@ from benchbook.runtime.templates import compile_harness_template, render, templa
 
 #: Bytes of stdout kept for the answer (the end of it when longer).
 STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
+#: The files of the harness's private directory (``BENCHBOOK_*_FILE``).
+_PRIVATE_FILES = ("case.json", "answer.txt", "trace.jsonl")
 
 
 class _Prepared:
-    """Argv, cwd and environment of one invocation, rendered from the harness config."""
+    """Argv, cwd and environment of one invocation, rendered from the harness config, and the
+    files bound read-only (:func:`_readable`, filled in by :func:`_setup`)."""
 
     def __init__(self, argv: list[str], cwd: Path, env: dict[str, str]) -> None:
         self.argv, self.cwd, self.env = argv, cwd, env
+        self.readable: list[Path] = []
 
 
 def _prepare(
@@ -50,7 +55,8 @@ def _prepare(
     secrets: Mapping[str, str],
     private: Path,
 ) -> _Prepared:
-    """Render templates and build the clean environment.
+    """Render templates and build the clean environment (the files in ``private`` are
+    written by :func:`_setup`).
 
     Raises:
         InvalidInput: a bad template (a harness registered without the check).
@@ -76,12 +82,10 @@ def _prepare(
         if name not in secrets:
             raise KeyError(name)
         env[name] = secrets[name]
-    case_file = private / "case.json"
-    case_file.write_text(case_input.model_dump_json(), encoding="utf-8")
     env.update(
         {
             "BENCHBOOK_TASK": case_input.task,
-            "BENCHBOOK_CASE_FILE": str(case_file),
+            "BENCHBOOK_CASE_FILE": str(private / "case.json"),
             "BENCHBOOK_ANSWER_FILE": str(private / "answer.txt"),
             "BENCHBOOK_TRACE_FILE": str(private / "trace.jsonl"),
             "BENCHBOOK_WORKDIR": str(workspace.workdir),
@@ -143,7 +147,7 @@ async def _execute(
         env=prepared.env,
         timeout_s=timeout_s,
         writable=writable,
-        readable=_readable(harness.config.argv),
+        readable=prepared.readable,
         network=harness.config.network,
         limits=limits,
         stdin=case_input.task.encode("utf-8"),
@@ -177,14 +181,17 @@ async def run_command(
     # Beside the workdir, inside the case's own directory (removed with it): one directory
     # fewer to create per case than a separate temporary directory.
     private = workspace.workdir.parent / "harness"
-    await asyncio.to_thread(private.mkdir, 0o700, False, True)
     try:
-        try:
-            prepared = _prepare(harness, case_input, workspace, secrets, private)
-        except KeyError as exc:
-            return RuntimeResult(status="error", error=f"missing secret {exc.args[0]}", trace=trace)
-        except InvalidInput as exc:
-            return RuntimeResult(status="error", error=exc.message, trace=trace)
+        prepared = _prepare(harness, case_input, workspace, secrets, private)
+    except KeyError as exc:
+        return RuntimeResult(status="error", error=f"missing secret {exc.args[0]}", trace=trace)
+    except InvalidInput as exc:
+        return RuntimeResult(status="error", error=exc.message, trace=trace)
+    # File work runs in a thread, one hop before the process and one after: on the event loop
+    # it held up every other case (bench/command_run.py).
+    collected = False
+    try:
+        await asyncio.to_thread(_setup, harness, case_input, private, prepared)
         try:
             done = await _execute(harness, case_input, workspace, prepared, private)
         except OSError as exc:
@@ -196,15 +203,51 @@ async def run_command(
         trace.duration_ms = int((time.monotonic() - started) * 1000)
         trace.stdout_tail = stdout[-tail_bytes:].decode("utf-8", "replace")
         trace.stderr_tail = stderr[-tail_bytes:].decode("utf-8", "replace")
-        trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
-        apply_events(trace, private / "trace.jsonl")
+        collected = True
+        await asyncio.to_thread(_collect, harness, stdout, private, trace, workspace.pooled)
     finally:
-        await asyncio.to_thread(shutil.rmtree, private, True)
+        if not collected:
+            await asyncio.to_thread(shutil.rmtree, private, True)
     if returncode is None:
         return RuntimeResult(status="error", error="timeout", trace=trace)
     if returncode != 0:
         return RuntimeResult(status="error", error=f"exit code {returncode}", trace=trace)
     return RuntimeResult(status="ok", trace=trace)
+
+
+def _setup(
+    harness: CommandHarness, case_input: CaseInput, private: Path, prepared: _Prepared
+) -> None:
+    """Before the process (in a thread): the private directory with ``case.json``, and the
+    harness's script files to bind (:func:`_readable`)."""
+    private.mkdir(0o700, False, True)
+    (private / "case.json").write_text(case_input.model_dump_json(), encoding="utf-8")
+    prepared.readable = _readable(harness.config.argv)
+
+
+def _collect(
+    harness: CommandHarness, stdout: bytes, private: Path, trace: Trace, keep_empty: bool
+) -> None:
+    """After the process (in a thread): the answer and the trace events into ``trace``, then
+    the private directory removed — or only emptied when ``keep_empty`` (a pooled case
+    directory keeps it for the next case; anything but the three files there: removed)."""
+    try:
+        trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
+        apply_events(trace, private / "trace.jsonl")
+    finally:
+        if not (keep_empty and _emptied(private)):
+            shutil.rmtree(private, True)
+
+
+def _emptied(private: Path) -> bool:
+    """Remove the harness's three files from ``private``; whether it is empty now."""
+    try:
+        for name in _PRIVATE_FILES:
+            with contextlib.suppress(FileNotFoundError):
+                (private / name).unlink()
+        return not os.listdir(private)
+    except OSError:  # a directory in a file's place, or ``private`` made unreadable
+        return False
 
 
 def _answer(harness: CommandHarness, stdout: bytes, answer_file: Path, trace: Trace) -> str:
