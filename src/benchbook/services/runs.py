@@ -48,6 +48,7 @@ from benchbook.services.secrets import secret_values_for
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import runs as repo
 from benchbook.store.events import add_event
+from benchbook.store.lookups import ScorecardHeads, iter_cases_of, scorecard_heads
 from benchbook.store.tables import utcnow
 
 TERMINAL = ("finished", "failed", "cancelled", "budget_exhausted")
@@ -79,7 +80,7 @@ def select_cases(
     ids = set(settings.case_ids) if settings.case_ids is not None else None
     tags = set(settings.tags) if settings.tags is not None else None
     taken = 0
-    for position, case in iter_cases(conn, version_pk):
+    for position, case in iter_cases_of(conn, version_pk, ids):  # by id: no full scan
         if ids is not None and case.id not in ids:
             continue
         if tags is not None and not tags.intersection(case.tags):
@@ -295,13 +296,15 @@ SUMMARIZED = ("finished", "cancelled", "budget_exhausted")
 """Statuses a run reaches only through computing its own scorecard's summary."""
 
 
-def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
+def _ended_counts(
+    conn: Connection, row: repo.RunRow, heads: ScorecardHeads | None = None
+) -> dict[str, int] | None:
     """An ended run's counts from its own scorecard's stored summary (one row read instead of
     counting every result); None when the run may still change or has no summary. A failed
     run is counted afresh: it can fail after a retry without a new summary."""
     if row.status not in SUMMARIZED or row.scorecard_id is None:
         return None
-    head = repo.get_scorecard(conn, row.scorecard_id)
+    head = heads.get(row.scorecard_id) if heads else repo.get_scorecard(conn, row.scorecard_id)
     if head is None or head.summary is None:
         return None
     card = orjson.loads(head.summary)
@@ -319,9 +322,9 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
     }
 
 
-def run_view(conn: Connection, row: repo.RunRow) -> Run:
+def run_view(conn: Connection, row: repo.RunRow, heads: ScorecardHeads | None = None) -> Run:
     """The :class:`Run` of a stored row, counts read from its results."""
-    c = _ended_counts(conn, row) or repo.counts(conn, row.id)
+    c = _ended_counts(conn, row, heads) or repo.counts(conn, row.id)
     verdicts = c.pop("verdicts")
     counts = RunCounts(total=row.total, **c)
     n = c["ok"] + c["error"]
@@ -418,7 +421,8 @@ def list_runs(
             before=keyset,
             limit=limit,
         )
-        return [run_view(conn, r) for r in rows]
+        heads = scorecard_heads(conn, [r.scorecard_id for r in rows])  # one read, not one a run
+        return [run_view(conn, r, heads) for r in rows]
 
 
 def summarize_dataset_runs(ctx: Context, dataset_ids: list[str]) -> dict[str, DatasetRuns]:
