@@ -278,13 +278,13 @@ async def client(n: int, w: World, base: str, until: float, mix: str, tally: Tal
                 tally.errors[kind][outcome] += 1
 
 
-async def costs(w: World, base: str, pid: int, n: int) -> None:
+async def costs(w: World, base: str, pid: int, n: int, only: list[str]) -> None:
     """One client, ``n`` requests of each kind in turn: the server's CPU ms per request."""
     rng = random.Random(0)
     headers = {"authorization": f"Bearer {w.keys['admin']}"}
     print(f"   {'kind':<15}{'CPU ms/req':>11}{'wall ms/req':>12}")
     async with httpx.AsyncClient(base_url=base, headers=headers, timeout=60) as c:
-        for kind in ["health", *MIX]:
+        for kind in only or ["health", *MIX]:
             cpu0, t0 = _tree_cpu(pid), time.perf_counter()
             for _ in range(n):
                 status = await _one(c, kind, w, rng, "cost")
@@ -349,7 +349,7 @@ def run_backend(backend: str, opts: Any) -> int:
                 f" (pid {proc.pid}, workers {opts.workers or 1})"
             )
             if opts.mix == "cost":
-                asyncio.run(costs(world, base, proc.pid, opts.cost_n))
+                asyncio.run(costs(world, base, proc.pid, opts.cost_n, opts.only))
                 return 0
             tally = Tally()
             loads0, cpu0 = _loadavg(), _tree_cpu(proc.pid)
@@ -386,6 +386,7 @@ def main() -> None:
     p.add_argument("--datasets", type=int, default=12)
     p.add_argument("--cases", type=int, default=200)
     p.add_argument("--cost-n", type=int, default=100, help="requests per kind with --mix cost")
+    p.add_argument("--only", type=lambda v: v.split(","), default=[], help="kinds, with cost")
     p.add_argument("--log", type=int, default=0, help="print the last N chars of the server log")
     opts = p.parse_args()
     failed = sum(run_backend(b, opts) for b in opts.backends.split(","))
