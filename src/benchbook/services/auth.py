@@ -138,8 +138,10 @@ def authenticate_api_key(engine: Engine, key: str) -> Principal:
     bad = Unauthenticated("invalid or revoked API key")
     if not key.startswith(KEY_PREFIX) or len(key) > 200:
         raise bad
-    with engine.connect() as conn:  # a read: never waits for SQLite's writer
-        found = repo.find_key_holder(conn, key_hash(key))  # one statement: key, user, role
+    # One statement (key, user, role) outside a transaction: on PostgreSQL one round trip,
+    # not BEGIN, SELECT and ROLLBACK. A read: never waits for SQLite's writer.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        found = repo.find_key_holder(conn, key_hash(key))
     if found is None or found.key.revoked_at is not None or found.member_role is None:
         raise bad
     row = found.key
