@@ -2,7 +2,7 @@
 reads/writes", p99 ≤ 1 s, no errors).
 
 ``.venv/bin/python -m bench.load [--clients 50] [--seconds 60] [--backends sqlite,postgresql]
-[--workers N] [--src SRC] [--mix mixed|health] [--datasets 12] [--cases 200]``
+[--workers N] [--src SRC] [--mix mixed|health|cost] [--only KIND,…] [--datasets 12] [--cases 200]``
 
 Per backend: a fresh database (an SQLite file; on PostgreSQL a new database created on
 ``BENCHBOOK_BENCH_DATABASE_URL`` or the local server), migrated, with users and API keys seeded
@@ -17,7 +17,9 @@ defaults: keep-alive, 5 s idle expiry) and its own API key, send requests back t
 ``--seconds`` seconds. Each request is drawn by weight from :data:`MIX`: reads (datasets list,
 a case page, runs list, a scorecard, a comparison of two runs) and writes (version tags,
 scorecard tags, comments, a 5-row import, a 50-row run report). ``--mix health`` sends only
-``GET /api/health`` (the floor of the HTTP stack).
+``GET /api/health`` (the floor of the HTTP stack). ``--mix cost`` instead sends, from one
+client, ``--cost-n`` requests of each kind (or of the ``--only`` kinds) in turn and prints the
+server's CPU ms per request of each kind.
 
 Prints per kind and overall: requests, errors (by status code or exception name), p50/p95/p99
 in ms; requests/s; the load average before and after; the server's CPU seconds (all its
@@ -34,20 +36,17 @@ import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from bench.__main__ import _PG, _pg_admin_url, database
 from bench.export_http import SERVE, _env, _free_port, _proc_cpu
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_PG = "postgresql://postgres@127.0.0.1:5432/postgres"
 TAGS = ("prod", "baseline", "candidate", "nightly")
 #: ``kind: weight``; reads ~3/4 of the requests, writes ~1/4.
 MIX = {
@@ -83,29 +82,6 @@ class Tally:
 
     seconds: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-
-
-@contextmanager
-def database(backend: str, work: Path) -> Iterator[str]:
-    """A fresh SQLite file, or a fresh PostgreSQL database dropped afterwards."""
-    if backend == "sqlite":
-        yield f"sqlite:///{work / 'load.db'}"
-        return
-    from sqlalchemy import create_engine, text
-
-    from benchbook.store.engine import normalize_url
-
-    admin_url = normalize_url(os.environ.get("BENCHBOOK_BENCH_DATABASE_URL", DEFAULT_PG))
-    name = f"bb_load_{uuid.uuid4().hex[:8]}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def seed_keys(url: str, home: Path) -> dict[str, str]:
@@ -336,7 +312,14 @@ def _loadavg() -> str:
 
 def run_backend(backend: str, opts: Any) -> int:
     """Seed, serve, load; the number of failed requests."""
-    with tempfile.TemporaryDirectory(prefix="bb-load-") as tmp, database(backend, Path(tmp)) as url:
+    if backend == "postgresql" and _PG[0] is None:
+        _PG[0] = _pg_admin_url()
+        if _PG[0] is None:
+            return 0
+    with (
+        tempfile.TemporaryDirectory(prefix="bb-load-") as tmp,
+        database(backend, Path(tmp), "load") as url,
+    ):
         home = Path(tmp) / "home"
         home.mkdir()
         keys = seed_keys(url, home)
