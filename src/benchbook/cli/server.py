@@ -5,10 +5,13 @@ transports, named in the import-linter ``independence`` contract's ``ignore_impo
 
 from __future__ import annotations
 
+from typing import Any
+
 import anyio
 import typer
 
 from benchbook.cli.app import JSON_OPTION, app, console, emit_json, escape, handle_errors
+from benchbook.errors import InvalidInput
 from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
 from benchbook.services.context import open_engine
 from benchbook.settings import get_settings
@@ -28,20 +31,53 @@ def migrate(json: bool = JSON_OPTION) -> None:
     console.print(f"database at head: {settings.resolved_database_url()}", markup=False)
 
 
+KEEP_ALIVE_S = 75
+"""Seconds an idle HTTP/1.1 connection stays open (uvicorn's default is 5). Longer than the
+clients and proxies in front keep theirs idle (httpx and requests 5 s, load balancers ~60 s), so
+the client always closes an idle connection first: at equal timeouts a request sent on a
+connection the server was closing that instant failed ("server disconnected")."""
+
+
 @app.command()
 @handle_errors
 def serve(
     host: str | None = typer.Option(None, help="Interface (default 127.0.0.1)."),
     port: int | None = typer.Option(None, min=1, max=65535, help="Port (default 8000)."),
+    workers: int = typer.Option(
+        1,
+        min=1,
+        max=64,
+        help="Server processes sharing the port (PostgreSQL only; one runs worker in the parent)."
+        " See docs/scale.md.",
+    ),
 ) -> None:
-    """Serve the dashboard, the HTTP API and MCP with uvicorn, plus the runs worker."""
+    """Serve the dashboard, the HTTP API and MCP with uvicorn, plus the runs worker.
+
+    ``--workers N`` (N > 1) starts N uvicorn processes that share the port, each with its own
+    app and connection pool over one PostgreSQL database; the parent migrates, creates the first
+    admin, runs the runs worker and stops the children when it stops. Refused (invalid_input)
+    on SQLite.
+    """
     import uvicorn
 
-    from benchbook.app import create_app
-
     settings = get_settings()
-    application = create_app(settings)
-    password = bootstrap_admin(application.state.engine)
+    if workers > 1 and settings.resolved_database_url().startswith("sqlite"):
+        raise InvalidInput(
+            f"--workers {workers}: several server processes need PostgreSQL. SQLite has one"
+            " writer for the whole file, so the processes would queue on its write lock and"
+            " gain nothing; serve SQLite with one process, or set DATABASE_URL to PostgreSQL"
+            " (docs/scale.md)",
+            {"errors": [{"path": "workers", "message": "more than 1 needs PostgreSQL"}]},
+        )
+    if workers > 1:
+        engine = open_engine(settings)  # migrate once, before the children start
+        application: Any = "benchbook.cli.server:worker_app"
+    else:
+        from benchbook.app import create_app
+
+        application = create_app(settings)
+        engine = application.state.engine
+    password = bootstrap_admin(engine)
     if password is not None:
         console.print(
             f"first start: log in as [bold]{escape(BOOTSTRAP_EMAIL)}[/] with password "
@@ -52,10 +88,10 @@ def serve(
         from benchbook.services.run_worker import RunWorker
         from benchbook.services.sandboxing import check_sandbox
 
-        check_sandbox(application.state.engine, settings)  # refuse before serving anything
+        check_sandbox(engine, settings)  # refuse before serving anything
 
         # Executes runs started over HTTP/MCP, and picks up runs a dead process left running.
-        RunWorker(application.state.engine, settings).start()
+        RunWorker(engine, settings).start()
     # X-Forwarded-For only from the proxies named in BENCHBOOK_TRUSTED_PROXIES: uvicorn's
     # default believes any loopback peer, which let one local client pose as many addresses.
     uvicorn.run(
@@ -64,7 +100,25 @@ def serve(
         port=port or settings.port,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=",".join(settings.trusted_proxies) or "",
+        timeout_keep_alive=KEEP_ALIVE_S,
+        workers=workers if workers > 1 else None,
+        factory=workers > 1,
     )
+
+
+def worker_app() -> Any:
+    """The app of one ``serve --workers N`` process (uvicorn's factory, called in the child):
+    built from the environment like the parent's, and ended by the kernel with SIGTERM if the
+    parent dies without stopping it (``PR_SET_PDEATHSIG``), so no orphan keeps the port."""
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform == "linux":
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # 1 = PR_SET_PDEATHSIG
+    from benchbook.app import create_app
+
+    return create_app()
 
 
 @app.command()

@@ -138,19 +138,18 @@ def authenticate_api_key(engine: Engine, key: str) -> Principal:
     bad = Unauthenticated("invalid or revoked API key")
     if not key.startswith(KEY_PREFIX) or len(key) > 200:
         raise bad
-    with engine.connect() as conn:  # a read: never waits for SQLite's writer
-        row = repo.find_key_by_hash(conn, key_hash(key))
-        if row is None or row.revoked_at is not None:
-            raise bad
-        user = repo.find_user(conn, row.user_id)
-        member = repo.find_member(conn, row.workspace, row.user_id)
-    if user is None or member is None:
+    # One statement (key, user, role) outside a transaction: on PostgreSQL one round trip,
+    # not BEGIN, SELECT and ROLLBACK. A read: never waits for SQLite's writer.
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        found = repo.find_key_holder(conn, key_hash(key))
+    if found is None or found.key.revoked_at is not None or found.member_role is None:
         raise bad
+    row = found.key
     now = utcnow()
     if row.last_used_at is None or now - row.last_used_at >= KEY_TOUCH_INTERVAL:
         # Bookkeeping: skipped (retried on a later request) while a long import holds SQLite.
         try_write(engine, lambda conn: repo.touch_key(conn, row.id, now))
-    return _principal(user, row.workspace, effective_role(row.scope, member.role))
+    return _principal(found.user, row.workspace, effective_role(row.scope, found.member_role))
 
 
 def start_session(engine: Engine, principal: Principal, ttl: timedelta = SESSION_TTL) -> str:

@@ -53,11 +53,11 @@ from benchbook.services.run_secrets import LazySecrets
 from benchbook.services.runs import (
     check_stored_grader_ids,
     create_run,
-    iter_cases,
     load_run,
     split_ref,
 )
 from benchbook.store import runs as repo
+from benchbook.store.lookups import iter_cases_of
 from benchbook.store.tables import utcnow
 
 MAX_RESULTS = 100_000
@@ -96,7 +96,7 @@ def _cases(ctx: Context, request: ReportRunRequest) -> tuple[str, dict[str, tupl
     found: dict[str, tuple[int, Case]] = {}
     with ctx.engine.connect() as conn:
         version = resolve_version(conn, ctx.workspace, dataset_id, ref)
-        for position, case in iter_cases(conn, version.pk):
+        for position, case in iter_cases_of(conn, version.pk, wanted):  # by id: no full scan
             if case.id in wanted:
                 found[case.id] = (position, case)
     exact = f"{version.dataset_id}@{version.version}"

@@ -18,6 +18,7 @@ from benchbook.eval.scorecards import rated, wilson_interval
 from benchbook.services.context import Context
 from benchbook.store import run_results
 from benchbook.store import runs as repo
+from benchbook.store.lookups import ScorecardHeads, scorecard_heads
 from benchbook.store.scorecards import get_scorecard
 
 MAX_PAGE = 500
@@ -35,13 +36,15 @@ SUMMARIZED = ("finished", "cancelled", "budget_exhausted")
 """Statuses a run reaches only through computing its own scorecard's summary."""
 
 
-def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
+def _ended_counts(
+    conn: Connection, row: repo.RunRow, heads: ScorecardHeads | None = None
+) -> dict[str, int] | None:
     """An ended run's counts from its own scorecard's stored summary (one row read instead of
     counting every result); None when the run may still change or has no summary. A failed
     run is counted afresh: it can fail after a retry without a new summary."""
     if row.status not in SUMMARIZED or row.scorecard_id is None:
         return None
-    head = get_scorecard(conn, row.scorecard_id)
+    head = heads.get(row.scorecard_id) if heads else get_scorecard(conn, row.scorecard_id)
     if head is None or head.summary is None:
         return None
     card = orjson.loads(head.summary)
@@ -59,9 +62,9 @@ def _ended_counts(conn: Connection, row: repo.RunRow) -> dict[str, int] | None:
     }
 
 
-def run_view(conn: Connection, row: repo.RunRow) -> Run:
+def run_view(conn: Connection, row: repo.RunRow, heads: ScorecardHeads | None = None) -> Run:
     """The :class:`Run` of a stored row, counts read from its results."""
-    c = _ended_counts(conn, row) or run_results.counts(conn, row.id)
+    c = _ended_counts(conn, row, heads) or run_results.counts(conn, row.id)
     verdicts = c.pop("verdicts")
     counts = RunCounts(total=row.total, **c)
     n = c["ok"] + c["error"]
@@ -158,7 +161,8 @@ def list_runs(
             before=keyset,
             limit=limit,
         )
-        return [run_view(conn, r) for r in rows]
+        heads = scorecard_heads(conn, [r.scorecard_id for r in rows])  # one read, not one a run
+        return [run_view(conn, r, heads) for r in rows]
 
 
 def summarize_dataset_runs(ctx: Context, dataset_ids: list[str]) -> dict[str, DatasetRuns]:

@@ -53,6 +53,7 @@ from benchbook.services.secrets import secret_values_for
 from benchbook.store import runs as repo
 from benchbook.store.case_reads import iter_case_bodies
 from benchbook.store.events import add_event
+from benchbook.store.lookups import iter_cases_of
 from benchbook.store.run_results import delete_results
 from benchbook.store.scorecards import insert_scorecard
 from benchbook.store.tables import utcnow
@@ -85,7 +86,7 @@ def select_cases(
     ids = set(settings.case_ids) if settings.case_ids is not None else None
     tags = set(settings.tags) if settings.tags is not None else None
     taken = 0
-    for position, case in iter_cases(conn, version_pk):
+    for position, case in iter_cases_of(conn, version_pk, ids):  # by id: no full scan
         if ids is not None and case.id not in ids:
             continue
         if tags is not None and not tags.intersection(case.tags):

@@ -255,10 +255,41 @@ def insert_key(conn: Connection, row: KeyRow, key_hash: str) -> None:
     )
 
 
-def find_key_by_hash(conn: Connection, key_hash: str) -> KeyRow | None:
-    """The key with this hash (revoked or not), or None."""
-    r = conn.execute(select(api_keys).where(_K.key_hash == key_hash)).first()
-    return _key(r) if r else None
+@dataclass(frozen=True)
+class KeyHolder:
+    """An API key with its owner and the owner's role in the key's workspace (None when the
+    owner is no longer a member there)."""
+
+    key: KeyRow
+    user: UserRow
+    member_role: str | None
+
+
+def find_key_holder(conn: Connection, key_hash: str) -> KeyHolder | None:
+    """The key with this hash (revoked or not), its user and membership role, in one
+    statement (every API request reads it); None when unknown."""
+    q = (
+        select(
+            *api_keys.c,
+            _U.email,
+            _U.display_name,
+            _U.password_hash,
+            _U.installation_admin,
+            _U.created_at.label("user_created_at"),
+            _M.role,
+        )
+        .join(users, _U.id == _K.user_id)
+        .outerjoin(memberships, (_M.workspace == _K.workspace) & (_M.user_id == _K.user_id))
+        .where(_K.key_hash == key_hash)
+    )
+    r = conn.execute(q).first()
+    if r is None:
+        return None
+    user = UserRow(
+        r.user_id, r.email, r.display_name, r.password_hash, bool(r.installation_admin),
+        r.user_created_at,
+    )  # fmt: skip
+    return KeyHolder(_key(r), user, r.role)
 
 
 def find_key(conn: Connection, workspace: str, key_id: str) -> KeyRow | None:

@@ -16,6 +16,7 @@ from sqlalchemy import Connection, Engine, create_engine, event, insert, inspect
 from sqlalchemy.engine import ExceptionContext, make_url
 
 from benchbook.errors import Unavailable
+from benchbook.store.pool_ping import ping_when_idle
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, utcnow, workspaces
 
 if TYPE_CHECKING:
@@ -60,7 +61,9 @@ def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engi
             dbapi_conn.create_function("bb_lower", 1, _lower_text, deterministic=True)
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    engine = create_engine(url)
+    ping_when_idle(engine)  # not pool_pre_ping: a round trip before every checkout
+    return engine
 
 
 def _lower_text(value: object) -> object:
