@@ -9,7 +9,7 @@ from benchbook.services import datasets as svc
 from benchbook.services import run_execution, runs
 from benchbook.services.context import Context
 from benchbook.services.resolve import resolve_version
-from benchbook.store import runs as run_repo
+from benchbook.store import scorecards as card_repo
 from benchbook.store.lookups import (
     LOOKUP_MAX_IDS,
     case_bodies_by_id,
@@ -57,7 +57,7 @@ def test_scorecard_heads_equal_one_read_each(ctx: Context) -> None:
         assert set(heads) == set(ids)
         for card in ids:
             assert card is not None
-            assert tuple(heads[card]) == tuple(run_repo.get_scorecard(conn, card))
+            assert tuple(heads[card]) == tuple(card_repo.get_scorecard(conn, card))
     listed = runs.list_runs(ctx)
     assert [r.scorecard_id for r in listed] == ids[::-1]
     assert all(r.counts.done == 2 and r.pass_rate is not None for r in listed)
