@@ -1,18 +1,25 @@
-"""One helper for versioned registered code (issue 27 item 2; issue 32): graders and
-environment recipes are registered, listed, read and tombstoned the same way.
+"""One helper for the versioned registered nouns (issue 27 item 2; issue 32): harnesses,
+recipes, graders and environment recipes are registered, listed, read and tombstoned the same
+way.
 
 An item is ``{id, version, description?, …}``, immutable: its identity is the SHA-256 of its
 canonical JSON; registering the same ``id@version`` with identical content is a no-op (and
 revives a tombstoned version), different content is a Conflict. Owner resolution is per id with
 the ``_shared`` fallback; ``latest`` is the highest live release by SemVer precedence.
+
+A :class:`Noun` says what differs: its stored name, model, how messages name it, the actions
+guarding it, where its versions live (:class:`NounStore`; graders and environment recipes
+share the ``registered_code`` table) and what a register checks beyond the model.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
+from functools import cached_property
+from typing import Any, Generic, Protocol, TypeVar
 
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Connection
 from sqlalchemy.exc import IntegrityError
 
@@ -21,27 +28,97 @@ from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_latest, sort_versions
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
-from benchbook.store import registered_code as repo
+from benchbook.store import registered_code as code_repo
 from benchbook.store.tables import SHARED_WORKSPACE
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
+
+
+class StoredVersion(Protocol):
+    """What the helpers read of a stored version (``store.harnesses.HarnessRow`` …)."""
+
+    @property
+    def workspace(self) -> str: ...
+    @property
+    def item_id(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def body(self) -> str: ...
+    @property
+    def content_hash(self) -> str: ...
+    @property
+    def live(self) -> bool: ...
+
+
+@dataclass(frozen=True)
+class NounStore:
+    """Where a noun's versions live.
+
+    Attributes:
+        find: ``(conn, workspace, id, version)`` → the exact version, live or tombstoned.
+        live_versions: ``(conn, workspace, id)`` → its live versions (unordered).
+        live_in: ``(conn, workspaces)`` → every live version there (for listings).
+        insert: ``(conn, item, workspace=, item_id=, version=, is_prerelease=, body=,
+            content_hash=, created_by=)`` stores a new version.
+        set_deleted: ``(conn, row, deleted)`` tombstones or revives; None when versions are
+            never deleted (recipes).
+    """
+
+    find: Callable[[Connection, str, str, str], StoredVersion | None]
+    live_versions: Callable[[Connection, str, str], Sequence[StoredVersion]]
+    live_in: Callable[[Connection, list[str]], Sequence[StoredVersion]]
+    insert: Callable[..., object]
+    set_deleted: Callable[[Connection, Any, bool], None] | None = None
+
+
+def code_store(name: str) -> NounStore:
+    """The ``registered_code`` rows whose ``noun`` column is ``name``."""
+    return NounStore(
+        find=lambda conn, ws, item_id, version: code_repo.find_item(
+            conn, name, ws, item_id, version
+        ),
+        live_versions=lambda conn, ws, item_id: code_repo.live_versions(conn, name, ws, item_id),
+        live_in=lambda conn, workspaces: code_repo.live_in(conn, name, workspaces),
+        insert=lambda conn, _item, **columns: code_repo.insert_item(conn, noun=name, **columns),
+        set_deleted=lambda conn, row, deleted: code_repo.set_deleted(conn, row.pk, deleted),
+    )
 
 
 @dataclass(frozen=True)
 class Noun(Generic[T]):
-    """A registered noun: its stored name (``grader``), model and the actions guarding it."""
+    """A registered noun.
+
+    Attributes:
+        name: its stored name (``grader``; the ``registered_code.noun`` column).
+        model: the item's model (or a TypeAdapter for a union such as ``Harness``).
+        title: how messages name it (``grader``, ``environment recipe``).
+        plural: the authz prefix (``harnesses`` → ``harnesses:write``); default ``name + s``.
+        store: where versions live; default the ``registered_code`` table under ``name``.
+        check: ``(ctx, item)`` run by :func:`register` after the rights checks; raises
+            Forbidden or InvalidInput.
+    """
 
     name: str
-    model: type[T]
-    title: str  # "grader", "environment recipe": how messages name it
+    model: type[T] | TypeAdapter[T]
+    title: str
+    plural: str = ""
+    store: NounStore | None = None
+    check: Callable[[Context, T], None] | None = None
 
     @property
     def write_action(self) -> str:
-        return f"{self.name}s:write"
+        return f"{self.plural or self.name + 's'}:write"
 
     @property
     def read_action(self) -> str:
-        return f"{self.name}s:read"
+        return f"{self.plural or self.name + 's'}:read"
+
+    @cached_property
+    def versions(self) -> NounStore:
+        """:attr:`store`, else the ``registered_code`` rows of :attr:`name`."""
+        return self.store or code_store(self.name)
 
 
 def split_ref(text: str, path: str) -> tuple[str, str]:
@@ -59,8 +136,20 @@ def split_ref(text: str, path: str) -> tuple[str, str]:
     return item_id, ref or LATEST
 
 
+def identity(item: BaseModel) -> tuple[str, str]:
+    """``(canonical JSON text, sha256 hex)`` of a parsed item (defaults filled, keys sorted)."""
+    body = canonical_json(item.model_dump(mode="json"))
+    return body.decode("utf-8"), sha256_hex(body)
+
+
+def as_result(model: type[R], result: RegisterResult) -> R:
+    """``result`` as a noun's own result model (``HarnessRegisterResult`` …), same fields."""
+    return model.model_validate(result.model_dump())
+
+
 def register(ctx: Context, noun: Noun[T], item: T, shared: bool) -> RegisterResult:
-    """Register a version (``noun.write_action``, admins; ``shared`` installation admins).
+    """Register a version (``noun.write_action``, admins; ``shared`` installation admins),
+    after ``noun.check``.
 
     Raises:
         Forbidden: without the write action, or ``shared`` without publish rights.
@@ -68,17 +157,28 @@ def register(ctx: Context, noun: Noun[T], item: T, shared: bool) -> RegisterResu
     """
     ctx.require(noun.write_action)
     workspace = ctx.target_workspace(shared)
-    body_bytes = canonical_json(item.model_dump(mode="json"))
-    body, digest = body_bytes.decode("utf-8"), sha256_hex(body_bytes)
+    if noun.check is not None:
+        noun.check(ctx, item)
+    return store_version(ctx, noun, item, workspace)
+
+
+def store_version(ctx: Context, noun: Noun[T], item: T, workspace: str) -> RegisterResult:
+    """Insert (or revive) a version once the caller's rights were checked.
+
+    Raises:
+        Conflict: the version exists (live or tombstoned) with different content.
+    """
+    assert isinstance(item, BaseModel)
+    body, digest = identity(item)
     item_id, version = getattr(item, "id"), getattr(item, "version")  # noqa: B009
-    key = f"{item_id}@{version}"
+    key, store = f"{item_id}@{version}", noun.versions
     try:
         with ctx.engine.begin() as conn:
-            existing = repo.find_item(conn, noun.name, workspace, item_id, version)
+            existing = store.find(conn, workspace, item_id, version)
             if existing is None:
-                repo.insert_item(
+                store.insert(
                     conn,
-                    noun=noun.name,
+                    item,
                     workspace=workspace,
                     item_id=item_id,
                     version=version,
@@ -88,8 +188,9 @@ def register(ctx: Context, noun: Noun[T], item: T, shared: bool) -> RegisterResu
                     created_by=ctx.principal.user_id,
                 )
             elif existing.content_hash == digest and not existing.live:
-                repo.set_deleted(conn, existing.pk, deleted=False)
-    except IntegrityError as exc:
+                assert store.set_deleted is not None
+                store.set_deleted(conn, existing, False)
+    except IntegrityError as exc:  # a concurrent register of the same key won the race
         raise Conflict(f"{noun.title} {key} was registered concurrently; retry") from exc
     if existing is not None and existing.content_hash != digest:
         raise Conflict(
@@ -105,18 +206,17 @@ def register(ctx: Context, noun: Noun[T], item: T, shared: bool) -> RegisterResu
     )
 
 
-def resolve(
-    conn: Connection, noun: Noun[T], workspace: str, item_id: str, ref: str
-) -> repo.CodeRow:
+def resolve(conn: Connection, noun: Noun[T], workspace: str, item_id: str, ref: str) -> Any:
     """The live version ``ref`` (SemVer or ``latest``) the workspace sees (own id first, else
-    ``_shared``).
+    ``_shared``): a row of ``noun.versions`` (a :class:`StoredVersion`).
 
     Raises:
         NotFound: unknown id or version (tombstoned versions are not found).
     """
-    live = repo.live_versions(conn, noun.name, workspace, item_id)
+    store = noun.versions
+    live = store.live_versions(conn, workspace, item_id)
     if not live and workspace != SHARED_WORKSPACE:
-        live = repo.live_versions(conn, noun.name, SHARED_WORKSPACE, item_id)
+        live = store.live_versions(conn, SHARED_WORKSPACE, item_id)
     if not live:
         raise NotFound(f"{noun.title} {item_id!r} not found", {"id": item_id})
     if ref == LATEST:
@@ -128,9 +228,11 @@ def resolve(
     return row
 
 
-def load(noun: Noun[T], row: repo.CodeRow) -> T:
+def load(noun: Noun[T], row: StoredVersion) -> T:
     """The parsed item of a stored row."""
-    return noun.model.model_validate_json(row.body)
+    if isinstance(noun.model, TypeAdapter):
+        return noun.model.validate_json(row.body)
+    return noun.model.model_validate_json(row.body)  # type: ignore[attr-defined, no-any-return]
 
 
 def get(ctx: Context, noun: Noun[T], item_id: str, version: str) -> T:
@@ -140,13 +242,32 @@ def get(ctx: Context, noun: Noun[T], item_id: str, version: str) -> T:
         return load(noun, resolve(conn, noun, ctx.workspace, item_id, version))
 
 
-def list_items(ctx: Context, noun: Noun[T], search: str | None) -> list[RegisteredSummary]:
+@dataclass(frozen=True)
+class Listed(Generic[T]):
+    """One listed id: its owner, live versions, the latest one's row and parsed item."""
+
+    workspace: str
+    item_id: str
+    versions: list[Any]
+    top: Any
+    item: T
+
+    @property
+    def shared(self) -> bool:
+        return self.workspace == SHARED_WORKSPACE
+
+    @property
+    def sorted_versions(self) -> list[str]:
+        return sort_versions(v.version for v in self.versions)
+
+
+def list_latest(ctx: Context, noun: Noun[T], search: str | None) -> list[Listed[T]]:
     """Own ids plus ``_shared`` ids not shadowed by own ones, by id; ``search`` matches id and
     description (case-insensitive substring)."""
     ctx.require(noun.read_action)
     with ctx.engine.connect() as conn:
-        rows = repo.live_in(conn, noun.name, [ctx.workspace, SHARED_WORKSPACE])
-    by_key: dict[tuple[str, str], list[repo.CodeRow]] = {}
+        rows = noun.versions.live_in(conn, [ctx.workspace, SHARED_WORKSPACE])
+    by_key: dict[tuple[str, str], list[Any]] = {}
     for r in rows:
         by_key.setdefault((r.workspace, r.item_id), []).append(r)
     own = {iid for ws, iid in by_key if ws == ctx.workspace}
@@ -156,21 +277,28 @@ def list_items(ctx: Context, noun: Noun[T], search: str | None) -> list[Register
         if ws != ctx.workspace and iid in own:
             continue
         latest = pick_latest(v.version for v in versions)
-        top = load(noun, next(v for v in versions if v.version == latest))
-        description = getattr(top, "description", None)
+        top = next(v for v in versions if v.version == latest)
+        item = load(noun, top)
+        description = getattr(item, "description", None)
         if needle and needle not in f"{iid}\n{description or ''}".lower():
             continue
-        out.append(
-            RegisteredSummary(
-                workspace=ws,
-                id=iid,
-                shared=ws == SHARED_WORKSPACE,
-                latest=latest,
-                versions=sort_versions(v.version for v in versions),
-                description=description,
-            )
-        )
+        out.append(Listed(ws, iid, versions, top, item))
     return out
+
+
+def list_items(ctx: Context, noun: Noun[T], search: str | None) -> list[RegisteredSummary]:
+    """:func:`list_latest` as ``{workspace, id, shared, latest, versions, description}``."""
+    return [
+        RegisteredSummary(
+            workspace=s.workspace,
+            id=s.item_id,
+            shared=s.shared,
+            latest=s.top.version,
+            versions=s.sorted_versions,
+            description=getattr(s.item, "description", None),
+        )
+        for s in list_latest(ctx, noun, search)
+    ]
 
 
 def delete_version(ctx: Context, noun: Noun[T], item_id: str, version: str) -> RegisterResult:
@@ -180,18 +308,16 @@ def delete_version(ctx: Context, noun: Noun[T], item_id: str, version: str) -> R
         Forbidden: without the write action. NotFound: not an exact live version here.
     """
     ctx.require(noun.write_action)
+    store = noun.versions
+    assert store.set_deleted is not None
     with ctx.engine.begin() as conn:
-        row = (
-            repo.find_item(conn, noun.name, ctx.workspace, item_id, version)
-            if is_semver(version)
-            else None
-        )
+        row = store.find(conn, ctx.workspace, item_id, version) if is_semver(version) else None
         if row is None or not row.live:
             raise NotFound(
                 f"{noun.title} {item_id}@{version} not found (an exact version of your workspace)",
                 {"id": item_id, "version": version},
             )
-        repo.set_deleted(conn, row.pk, deleted=True)
+        store.set_deleted(conn, row, True)
     return RegisterResult(
         workspace=ctx.workspace,
         id=item_id,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, insert, select, update
 
 from benchbook.store.tables import harnesses, utcnow
 
@@ -36,6 +36,11 @@ class HarnessRow:
     def live(self) -> bool:
         """True unless tombstoned."""
         return self.deleted_at is None
+
+    @property
+    def item_id(self) -> str:
+        """``harness_id``, as ``services.registered`` names every noun's id."""
+        return self.harness_id
 
 
 _COLUMNS = (
@@ -106,14 +111,6 @@ def live_versions(conn: Connection, workspace: str, harness_id: str) -> list[Har
         _H.workspace == workspace, _H.harness_id == harness_id, _H.deleted_at.is_(None)
     )
     return [_row(r) for r in conn.execute(stmt)]
-
-
-def count_live(conn: Connection, workspace: str, harness_id: str) -> int:
-    """How many live versions of ``harness_id`` ``workspace`` holds."""
-    stmt = select(func.count()).where(
-        _H.workspace == workspace, _H.harness_id == harness_id, _H.deleted_at.is_(None)
-    )
-    return int(conn.execute(stmt).scalar_one())
 
 
 def live_in(conn: Connection, workspaces: list[str]) -> list[HarnessRow]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, insert, select
 
 from benchbook.store.tables import recipes, utcnow
 
@@ -27,6 +27,16 @@ class RecipeRow:
     content_hash: str
     created_by: str
     created_at: datetime
+
+    @property
+    def item_id(self) -> str:
+        """``recipe_id``, as ``services.registered`` names every noun's id."""
+        return self.recipe_id
+
+    @property
+    def live(self) -> bool:
+        """Always True: recipe versions are never tombstoned."""
+        return True
 
 
 _COLUMNS = (
@@ -85,12 +95,6 @@ def recipe_versions(conn: Connection, workspace: str, recipe_id: str) -> list[Re
     """Every version of ``recipe_id`` in ``workspace`` (unordered)."""
     stmt = select(*_COLUMNS).where(_R.workspace == workspace, _R.recipe_id == recipe_id)
     return [_row(r) for r in conn.execute(stmt)]
-
-
-def count_versions(conn: Connection, workspace: str, recipe_id: str) -> int:
-    """How many versions of ``recipe_id`` ``workspace`` holds."""
-    stmt = select(func.count()).where(_R.workspace == workspace, _R.recipe_id == recipe_id)
-    return int(conn.execute(stmt).scalar_one())
 
 
 def recipes_in(conn: Connection, workspaces: list[str]) -> list[RecipeRow]:
