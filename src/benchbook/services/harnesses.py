@@ -81,15 +81,8 @@ HARNESS: registered.Noun[Harness] = registered.Noun(
     model=HARNESS_ADAPTER,
     title="harness",
     plural="harnesses",
-    store=registered.NounStore(
-        find=repo.find_harness,
-        live_versions=repo.live_versions,
-        live_in=repo.live_in,
-        insert=lambda conn, harness, item_id, **columns: repo.insert_harness(
-            conn, harness_id=item_id, kind=harness.kind, **columns
-        ),
-        set_deleted=lambda conn, row, deleted: repo.set_deleted(conn, row.pk, deleted),
-    ),
+    store=repo.HARNESSES,
+    columns=lambda harness: {"kind": harness.kind},
     check=_check_harness,
 )
 """The harness noun: its own ``harnesses`` table (with a ``kind`` column)."""

@@ -56,14 +56,7 @@ RECIPE: registered.Noun[Recipe] = registered.Noun(
     name="recipe",
     model=Recipe,
     title="recipe",
-    store=registered.NounStore(
-        find=repo.find_recipe,
-        live_versions=repo.recipe_versions,
-        live_in=repo.recipes_in,
-        insert=lambda conn, _recipe, item_id, **columns: repo.insert_recipe(
-            conn, recipe_id=item_id, **columns
-        ),
-    ),
+    store=repo.RECIPES,
     check=_check_recipe,
 )
 """The recipe noun: its own ``recipes`` table, versions never tombstoned."""
@@ -107,7 +100,7 @@ def validate_recipe(
         return RecipeValidationReport(ok=False, errors=issues)
     workspace = ctx.target_workspace(shared)
     with ctx.engine.connect() as conn:
-        versions = repo.recipe_versions(conn, workspace, recipe.id)
+        versions = repo.RECIPES.live_versions(conn, workspace, recipe.id)
     report = RecipeValidationReport(
         ok=True, existing_versions=sort_versions(v.version for v in versions)
     )

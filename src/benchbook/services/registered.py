@@ -8,13 +8,14 @@ revives a tombstoned version), different content is a Conflict. Owner resolution
 the ``_shared`` fallback; ``latest`` is the highest live release by SemVer precedence.
 
 A :class:`Noun` says what differs: its stored name, model, how messages name it, the actions
-guarding it, where its versions live (:class:`NounStore`; graders and environment recipes
-share the ``registered_code`` table) and what a register checks beyond the model.
+guarding it, where its versions live (a ``store.versioned.VersionedTable``; graders and
+environment recipes share the ``registered_code`` table) and what a register checks beyond
+the model.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Generic, Protocol, TypeVar
@@ -28,8 +29,9 @@ from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_latest, sort_versions
 from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
-from benchbook.store import registered_code as code_repo
+from benchbook.store.registered_code import code_table
 from benchbook.store.tables import SHARED_WORKSPACE
+from benchbook.store.versioned import VersionedTable
 
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
@@ -38,6 +40,8 @@ R = TypeVar("R", bound=BaseModel)
 class StoredVersion(Protocol):
     """What the helpers read of a stored version (``store.harnesses.HarnessRow`` …)."""
 
+    @property
+    def pk(self) -> int: ...
     @property
     def workspace(self) -> str: ...
     @property
@@ -53,40 +57,6 @@ class StoredVersion(Protocol):
 
 
 @dataclass(frozen=True)
-class NounStore:
-    """Where a noun's versions live.
-
-    Attributes:
-        find: ``(conn, workspace, id, version)`` → the exact version, live or tombstoned.
-        live_versions: ``(conn, workspace, id)`` → its live versions (unordered).
-        live_in: ``(conn, workspaces)`` → every live version there (for listings).
-        insert: ``(conn, item, workspace=, item_id=, version=, is_prerelease=, body=,
-            content_hash=, created_by=)`` stores a new version.
-        set_deleted: ``(conn, row, deleted)`` tombstones or revives; None when versions are
-            never deleted (recipes).
-    """
-
-    find: Callable[[Connection, str, str, str], StoredVersion | None]
-    live_versions: Callable[[Connection, str, str], Sequence[StoredVersion]]
-    live_in: Callable[[Connection, list[str]], Sequence[StoredVersion]]
-    insert: Callable[..., object]
-    set_deleted: Callable[[Connection, Any, bool], None] | None = None
-
-
-def code_store(name: str) -> NounStore:
-    """The ``registered_code`` rows whose ``noun`` column is ``name``."""
-    return NounStore(
-        find=lambda conn, ws, item_id, version: code_repo.find_item(
-            conn, name, ws, item_id, version
-        ),
-        live_versions=lambda conn, ws, item_id: code_repo.live_versions(conn, name, ws, item_id),
-        live_in=lambda conn, workspaces: code_repo.live_in(conn, name, workspaces),
-        insert=lambda conn, _item, **columns: code_repo.insert_item(conn, noun=name, **columns),
-        set_deleted=lambda conn, row, deleted: code_repo.set_deleted(conn, row.pk, deleted),
-    )
-
-
-@dataclass(frozen=True)
 class Noun(Generic[T]):
     """A registered noun.
 
@@ -95,7 +65,8 @@ class Noun(Generic[T]):
         model: the item's model (or a TypeAdapter for a union such as ``Harness``).
         title: how messages name it (``grader``, ``environment recipe``).
         plural: the authz prefix (``harnesses`` → ``harnesses:write``); default ``name + s``.
-        store: where versions live; default the ``registered_code`` table under ``name``.
+        store: where versions live; default the ``registered_code`` rows under ``name``.
+        columns: ``item`` → the store's own columns of a new version (a harness's ``kind``).
         check: ``(ctx, item)`` run by :func:`register` after the rights checks; raises
             Forbidden or InvalidInput.
     """
@@ -104,7 +75,8 @@ class Noun(Generic[T]):
     model: type[T] | TypeAdapter[T]
     title: str
     plural: str = ""
-    store: NounStore | None = None
+    store: VersionedTable[Any] | None = None
+    columns: Callable[[T], dict[str, Any]] | None = None
     check: Callable[[Context, T], None] | None = None
 
     @property
@@ -116,9 +88,9 @@ class Noun(Generic[T]):
         return f"{self.plural or self.name + 's'}:read"
 
     @cached_property
-    def versions(self) -> NounStore:
+    def versions(self) -> VersionedTable[Any]:
         """:attr:`store`, else the ``registered_code`` rows of :attr:`name`."""
-        return self.store or code_store(self.name)
+        return self.store or code_table(self.name)
 
 
 def split_ref(text: str, path: str) -> tuple[str, str]:
@@ -178,7 +150,6 @@ def store_version(ctx: Context, noun: Noun[T], item: T, workspace: str) -> Regis
             if existing is None:
                 store.insert(
                     conn,
-                    item,
                     workspace=workspace,
                     item_id=item_id,
                     version=version,
@@ -186,10 +157,10 @@ def store_version(ctx: Context, noun: Noun[T], item: T, workspace: str) -> Regis
                     body=body,
                     content_hash=digest,
                     created_by=ctx.principal.user_id,
+                    **(noun.columns(item) if noun.columns else {}),
                 )
             elif existing.content_hash == digest and not existing.live:
-                assert store.set_deleted is not None
-                store.set_deleted(conn, existing, False)
+                store.set_deleted(conn, existing.pk, deleted=False)
     except IntegrityError as exc:  # a concurrent register of the same key won the race
         raise Conflict(f"{noun.title} {key} was registered concurrently; retry") from exc
     if existing is not None and existing.content_hash != digest:
@@ -309,7 +280,6 @@ def delete_version(ctx: Context, noun: Noun[T], item_id: str, version: str) -> R
     """
     ctx.require(noun.write_action)
     store = noun.versions
-    assert store.set_deleted is not None
     with ctx.engine.begin() as conn:
         row = store.find(conn, ctx.workspace, item_id, version) if is_semver(version) else None
         if row is None or not row.live:
@@ -317,7 +287,7 @@ def delete_version(ctx: Context, noun: Noun[T], item_id: str, version: str) -> R
                 f"{noun.title} {item_id}@{version} not found (an exact version of your workspace)",
                 {"id": item_id, "version": version},
             )
-        store.set_deleted(conn, row, True)
+        store.set_deleted(conn, row.pk, deleted=True)
     return RegisterResult(
         workspace=ctx.workspace,
         id=item_id,
