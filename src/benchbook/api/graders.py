@@ -14,23 +14,18 @@ from benchbook.contracts.registered import (
     RegisteredSummary,
     RegisterResult,
 )
-from benchbook.services import environments as env_svc
-from benchbook.services import graders as svc
+from benchbook.transports import nouns
 
 router = APIRouter(prefix="/api", tags=["graders"])
 
 TOMBSTONE = "Tombstone one exact version of your workspace."
 
 GRADERS = registered.NounRoutes(
+    ops=nouns.GRADERS,
     path="/graders",
-    body="grader",
     model=RegisteredGrader,
     result=RegisterResult,
     summary=RegisteredSummary,
-    register=svc.register_grader,
-    list=svc.list_graders,
-    get=svc.get_grader,
-    delete=svc.delete_grader_version,
     docs={
         "register": (
             "Register a grader version (admins only): 201 when stored, 200 when the identical\n"
@@ -42,15 +37,11 @@ GRADERS = registered.NounRoutes(
     },
 )
 ENVIRONMENTS = registered.NounRoutes(
+    ops=nouns.ENVIRONMENTS,
     path="/environments",
-    body="environment",
     model=EnvironmentRecipe,
     result=RegisterResult,
     summary=RegisteredSummary,
-    register=env_svc.register_environment,
-    list=env_svc.list_environments,
-    get=env_svc.get_environment,
-    delete=env_svc.delete_environment_version,
     docs={
         "register": (
             "Register an environment recipe version (admins only): setup commands and an"

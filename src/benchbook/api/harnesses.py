@@ -9,20 +9,16 @@ from fastapi import APIRouter
 
 from benchbook.api import registered
 from benchbook.contracts.harness import Harness, HarnessRegisterResult, HarnessSummary
-from benchbook.services import harnesses as svc
+from benchbook.transports import nouns
 
 router = APIRouter(prefix="/api/harnesses", tags=["harnesses"])
 
 HARNESSES = registered.NounRoutes(
+    ops=nouns.HARNESSES,
     path="",
-    body="harness",
     model=Harness,
     result=HarnessRegisterResult,
     summary=HarnessSummary,
-    register=svc.register_harness,
-    list=svc.list_harnesses,
-    get=svc.get_harness,
-    delete=svc.delete_harness_version,
     docs={
         "register": (
             "Register a harness version (admins only: a harness is code the server runs): 201"

@@ -15,19 +15,16 @@ from benchbook.api.errors import error_responses
 from benchbook.contracts import Recipe
 from benchbook.contracts.jobs import RecipeRegisterResult, RecipeSummary, RecipeValidationReport
 from benchbook.services import recipes as svc
+from benchbook.transports import nouns
 
 router = APIRouter(prefix="/api/recipes", tags=["recipes"])
 
 RECIPES = registered.NounRoutes(
+    ops=nouns.RECIPES,
     path="",
-    body="recipe",
     model=Recipe,
     result=RecipeRegisterResult,
     summary=RecipeSummary,
-    register=svc.register_recipe,
-    list=svc.list_recipes,
-    get=svc.get_recipe,
-    delete=None,
     docs={
         "register": (
             "Register a recipe version (immutable): 201 when stored, 200 when the identical"

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
+from benchbook.transports.nouns import NounOperations
 
 Shared = Annotated[bool, Query(description="Write into the _shared tier (installation admins).")]
 Search = Annotated[str | None, Query(description="Substring of id or description.")]
@@ -32,26 +33,25 @@ class NounRoutes:
     """What a noun's routes differ in.
 
     Attributes:
+        ops: the noun and its service functions; the register body parameter is named
+            ``ops.name`` (``harness``), the id path parameter ``{ops.name}_id``.
         path: the routes' path below the router's prefix (``""``, ``"/graders"``).
-        body: the register body's parameter name (``harness``); the id path parameter is
-            ``{body}_id``.
         model: the body and ``get`` response model (``Harness``, ``RegisteredGrader`` …).
         result: the register and delete response model.
         summary: one listed item's model.
-        register, list, get, delete: the service functions (``delete`` may be None).
         docs: route description by ``register``, ``list``, ``get``, ``delete``.
     """
 
+    ops: NounOperations
     path: str
-    body: str
     model: Any
     result: type[BaseModel]
     summary: type[BaseModel]
-    register: Callable[..., Any]
-    list: Callable[..., Any]
-    get: Callable[..., Any]
-    delete: Callable[..., Any] | None
     docs: Mapping[str, str]
+
+    @property
+    def body(self) -> str:
+        return self.ops.name
 
     @property
     def id_param(self) -> str:
@@ -87,7 +87,7 @@ def add_register(router: APIRouter, noun: NounRoutes) -> None:
     """``POST {path}``: 201 when stored, 200 when the identical version existed."""
 
     def call(ctx: Any, response: Response, shared: bool, **body: Any) -> Any:
-        result = noun.register(ctx, body[noun.body], shared)
+        result = noun.ops.register(ctx, body[noun.body], shared)
         if not result.created:
             response.status_code = 200
         return result
@@ -100,9 +100,9 @@ def add_register(router: APIRouter, noun: NounRoutes) -> None:
     ]
     router.add_api_route(
         noun.path,
-        _endpoint(noun.register, noun.docs["register"], params, call),
+        _endpoint(noun.ops.register, noun.docs["register"], params, call),
         methods=["POST"],
-        operation_id=noun.register.__name__,
+        operation_id=noun.ops.register.__name__,
         status_code=201,
         response_model=noun.result,
         responses={
@@ -114,12 +114,13 @@ def add_register(router: APIRouter, noun: NounRoutes) -> None:
 
 def add_list(router: APIRouter, noun: NounRoutes) -> None:
     """``GET {path}?search=``."""
+    list_ = noun.ops.list
     params = [("ctx", ContextDep, _REQUIRED), ("search", Search, None)]
     router.add_api_route(
         noun.path,
-        _endpoint(noun.list, noun.docs["list"], params, lambda ctx, search: noun.list(ctx, search)),
+        _endpoint(list_, noun.docs["list"], params, lambda ctx, search: list_(ctx, search)),
         methods=["GET"],
-        operation_id=noun.list.__name__,
+        operation_id=list_.__name__,
         response_model=list[noun.summary],  # type: ignore[name-defined]
     )
 
@@ -142,7 +143,7 @@ def add_get(router: APIRouter, noun: NounRoutes) -> None:
     _version_route(
         router,
         noun,
-        noun.get,
+        noun.ops.get,
         "get",
         methods=["GET"],
         response_model=noun.model,
@@ -153,11 +154,12 @@ def add_get(router: APIRouter, noun: NounRoutes) -> None:
 def add_delete(router: APIRouter, noun: NounRoutes) -> None:
     """``DELETE {path}/{<noun>_id}/versions/{version}``: tombstone one exact version; 403,
     404."""
-    assert noun.delete is not None
+    delete = noun.ops.delete
+    assert delete is not None
     _version_route(
         router,
         noun,
-        noun.delete,
+        delete,
         "delete",
         methods=["DELETE"],
         response_model=noun.result,
@@ -170,5 +172,5 @@ def mount(router: APIRouter, noun: NounRoutes) -> None:
     add_register(router, noun)
     add_list(router, noun)
     add_get(router, noun)
-    if noun.delete is not None:
+    if noun.ops.deletable:
         add_delete(router, noun)

@@ -4,7 +4,6 @@ model endpoints admins register (issue 27)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import typer
@@ -20,11 +19,11 @@ from benchbook.cli.app import (
     local_context,
     make_table,
 )
-from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader, RegisteredSummary
+from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
 from benchbook.services import endpoints as endpoints_svc
-from benchbook.services import environments as env_svc
-from benchbook.services import graders as svc
 from benchbook.services.validation import parse_model
+from benchbook.transports import nouns
+from benchbook.transports.nouns import NounOperations
 
 graders_app = typer.Typer(help="Registered graders: commands admins vouch for, versioned.")
 environments_app = typer.Typer(help="Environment recipes: setup and test commands, versioned.")
@@ -34,22 +33,12 @@ app.add_typer(environments_app, name="environments")
 app.add_typer(endpoints_app, name="endpoints")
 
 
-def _noun(
-    title: str,
-    model: type[Any],
-    register: Callable[..., Any],
-    list_: Callable[..., list[RegisteredSummary]],
-    get: Callable[..., Any],
-    delete: Callable[..., Any],
-) -> registered.CliNoun:
+def _noun(ops: NounOperations, title: str, model: type[Any]) -> registered.CliNoun:
     """The commands of a ``registered_code`` noun (graders, environment recipes)."""
     return registered.CliNoun(
+        ops=ops,
         title=title,
         parse=lambda payload: parse_model(model, payload, title),
-        register=register,
-        list=list_,
-        get=get,
-        delete=delete,
         columns=("id", "latest", "versions", "owner", "description"),
         row=lambda h: (h.id, h.latest, ", ".join(h.versions), h.workspace, h.description or ""),
         docs={
@@ -63,27 +52,9 @@ def _noun(
     )
 
 
+registered.add_commands(graders_app, _noun(nouns.GRADERS, "grader", RegisteredGrader))
 registered.add_commands(
-    graders_app,
-    _noun(
-        "grader",
-        RegisteredGrader,
-        svc.register_grader,
-        svc.list_graders,
-        svc.get_grader,
-        svc.delete_grader_version,
-    ),
-)
-registered.add_commands(
-    environments_app,
-    _noun(
-        "environment recipe",
-        EnvironmentRecipe,
-        env_svc.register_environment,
-        env_svc.list_environments,
-        env_svc.get_environment,
-        env_svc.delete_environment_version,
-    ),
+    environments_app, _noun(nouns.ENVIRONMENTS, "environment recipe", EnvironmentRecipe)
 )
 
 

@@ -7,6 +7,7 @@ import typer
 from benchbook.cli import registered
 from benchbook.cli.app import app
 from benchbook.services import harnesses as svc
+from benchbook.transports import nouns
 
 harnesses_app = typer.Typer(help="Harnesses: the agents under evaluation, versioned.")
 app.add_typer(harnesses_app, name="harnesses")
@@ -14,12 +15,9 @@ app.add_typer(harnesses_app, name="harnesses")
 registered.add_commands(
     harnesses_app,
     registered.CliNoun(
+        ops=nouns.HARNESSES,
         title="harness",
         parse=svc.parse_harness,
-        register=svc.register_harness,
-        list=svc.list_harnesses,
-        get=svc.get_harness,
-        delete=svc.delete_harness_version,
         columns=("id", "kind", "latest", "versions", "owner", "description"),
         row=lambda h: (
             h.id,

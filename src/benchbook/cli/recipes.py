@@ -20,18 +20,16 @@ from benchbook.cli.app import (
 )
 from benchbook.errors import InvalidInput
 from benchbook.services import recipes as svc
+from benchbook.transports import nouns
 
 recipes_app = typer.Typer(help="Registered recipes: source + mapping + graders, versioned.")
 app.add_typer(recipes_app, name="recipes")
 
 
 RECIPES = registered.CliNoun(
+    ops=nouns.RECIPES,
     title="recipe",
     parse=svc.parse_recipe,
-    register=svc.register_recipe,
-    list=svc.list_recipes,
-    get=svc.get_recipe,
-    delete=None,
     columns=("id", "latest", "versions", "category", "source", "owner"),
     row=lambda r: (r.id, r.latest, len(r.versions), r.category, r.source_kind, r.workspace),
     docs={

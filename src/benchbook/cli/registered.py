@@ -25,6 +25,7 @@ from benchbook.cli.app import (
     make_table,
     read_json_file,
 )
+from benchbook.transports.nouns import NounOperations
 
 SEARCH = typer.Option(None, help="Substring of id or description.")
 
@@ -34,9 +35,9 @@ class CliNoun:
     """What a noun's commands differ in.
 
     Attributes:
+        ops: the noun and its service functions.
         title: how output names it (``registered harness h@1.0.0 in ws``).
         parse: a JSON file's payload → the item to register (raises InvalidInput).
-        register, list, get, delete: the service functions (``delete`` may be None).
         columns: the ``list`` table's headers; ``row`` gives a listed item's cells.
         docs: each command's help by ``register``, ``list``, ``show``, ``delete``.
         file_help: the ``register`` FILE argument's help.
@@ -47,12 +48,9 @@ class CliNoun:
             (else the output is JSON anyway and ``--json`` is accepted for scripts).
     """
 
+    ops: NounOperations
     title: str
     parse: Callable[[Any], Any]
-    register: Callable[..., Any]
-    list: Callable[..., Sequence[Any]]
-    get: Callable[..., Any]
-    delete: Callable[..., Any] | None
     columns: tuple[str, ...]
     row: Callable[[Any], Sequence[Any]]
     docs: Mapping[str, str]
@@ -93,7 +91,7 @@ def add_register(sub: typer.Typer, noun: CliNoun) -> None:
         shared: bool = typer.Option(False, help=noun.shared_help),
         json: bool = JSON_OPTION,
     ) -> None:
-        result = noun.register(local_context(), noun.parse(read_json_file(file)), shared)
+        result = noun.ops.register(local_context(), noun.parse(read_json_file(file)), shared)
         if json:
             return emit_json(result)
         state = "registered" if result.created else "unchanged"
@@ -109,7 +107,7 @@ def add_list(sub: typer.Typer, noun: CliNoun) -> None:
     """``list [--search TEXT] [--json]``: a table of ``noun.columns``."""
 
     def list_(search: str | None = SEARCH, json: bool = JSON_OPTION) -> None:
-        items = noun.list(local_context(), search)
+        items = noun.ops.list(local_context(), search)
         if json:
             return emit_json(items)
         table = make_table(*noun.columns)
@@ -128,7 +126,7 @@ def add_show(sub: typer.Typer, noun: CliNoun) -> None:
         version: str = typer.Argument("latest", help=noun.version_help),
         json: bool = JSON_OPTION if noun.pretty_show else ALREADY_JSON,
     ) -> None:
-        item = noun.get(local_context(), item_id, version)
+        item = noun.ops.get(local_context(), item_id, version)
         if json or not noun.pretty_show:
             return emit_json(item)
         console.print_json(item.model_dump_json(exclude_none=True))
@@ -138,7 +136,7 @@ def add_show(sub: typer.Typer, noun: CliNoun) -> None:
 
 def add_delete(sub: typer.Typer, noun: CliNoun) -> None:
     """``delete ID VERSION``: tombstone one exact version."""
-    delete = noun.delete
+    delete = noun.ops.delete
     assert delete is not None
 
     def delete_(
@@ -159,5 +157,5 @@ def add_commands(sub: typer.Typer, noun: CliNoun) -> None:
     add_register(sub, noun)
     add_list(sub, noun)
     add_show(sub, noun)
-    if noun.delete is not None:
+    if noun.ops.deletable:
         add_delete(sub, noun)

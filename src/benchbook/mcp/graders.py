@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from benchbook.mcp.guide import ToolGuide
 from benchbook.mcp.registered import id_text, noun_guides
+from benchbook.transports import nouns
 
 SHARED = "Publish into the installation-wide _shared tier (installation admins)."
 
 GUIDES: dict[str, ToolGuide] = {
     **noun_guides(
-        "grader",
-        "graders",
+        nouns.GRADERS,
         ToolGuide(
             advice=(
                 "Admins only: a registered grader is a command the server runs in a case's "
@@ -27,8 +27,7 @@ GUIDES: dict[str, ToolGuide] = {
         id_text(),
     ),
     **noun_guides(
-        "environment",
-        "environments",
+        nouns.ENVIRONMENTS,
         ToolGuide(
             advice=(
                 "Admins only: setup commands (and a test_cmd for tests-pass) a repo case names "

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from benchbook.mcp.guide import ToolGuide
 from benchbook.mcp.registered import id_text, noun_guides
+from benchbook.transports import nouns
 
 GUIDES: dict[str, ToolGuide] = noun_guides(
-    "harness",
-    "harnesses",
+    nouns.HARNESSES,
     ToolGuide(
         advice=(
             "Admins only: a command or python harness is code the server will execute. "

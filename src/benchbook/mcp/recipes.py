@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from benchbook.mcp.guide import ToolGuide
 from benchbook.mcp.registered import id_text, noun_guides
+from benchbook.transports import nouns
 
 SHARED = "Check against the installation-wide _shared tier instead of your workspace."
 
 GUIDES: dict[str, ToolGuide] = {
     **noun_guides(
-        "recipe",
-        "recipes",
+        nouns.RECIPES,
         ToolGuide(
             advice=(
                 "Recipes are immutable like datasets: to change the source, mapping or graders, "
@@ -22,7 +22,6 @@ GUIDES: dict[str, ToolGuide] = {
             idempotent=True,
         ),
         id_text("recipe"),
-        delete=None,
     ),
     "validate_recipe": ToolGuide(
         advice="A dry run of register_recipe that writes nothing.",

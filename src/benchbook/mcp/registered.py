@@ -6,6 +6,7 @@ environment recipes; :func:`noun_guides` writes them once.
 from __future__ import annotations
 
 from benchbook.mcp.guide import ToolGuide
+from benchbook.transports.nouns import NounOperations
 
 SEARCH = "Case-insensitive substring of the id or description."
 
@@ -17,15 +18,11 @@ def id_text(title: str = "") -> str:
 
 
 def noun_guides(
-    name: str,
-    plural: str,
-    register: ToolGuide,
-    id_description: str,
-    delete: str | None = "",
+    ops: NounOperations, register: ToolGuide, id_description: str, delete: str = ""
 ) -> dict[str, ToolGuide]:
-    """``register_<name>`` (given), ``list_<plural>``, ``get_<name>`` and, unless ``delete``
-    is None, ``delete_<name>_version`` with ``delete`` as its advice."""
-    id_param = f"{name}_id"
+    """``register_<name>`` (given), ``list_<plural>``, ``get_<name>`` and, when the noun has
+    one, ``delete_<name>_version`` with ``delete`` as its advice."""
+    name, plural, id_param = ops.name, ops.plural, f"{ops.name}_id"
     guides = {
         f"register_{name}": register,
         f"list_{plural}": ToolGuide(parameters={"search": SEARCH}, read_only=True),
@@ -34,7 +31,7 @@ def noun_guides(
             read_only=True,
         ),
     }
-    if delete is not None:
+    if ops.deletable:
         guides[f"delete_{name}_version"] = ToolGuide(
             advice=delete,
             parameters={id_param: id_description, "version": "An exact SemVer version."},
