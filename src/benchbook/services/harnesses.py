@@ -158,15 +158,7 @@ def list_harnesses(ctx: Context, search: str | None = None) -> list[HarnessSumma
     """Harnesses visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones,
     sorted by id; ``search`` matches id and description (case-insensitive substring)."""
     return [
-        HarnessSummary(
-            workspace=h.workspace,
-            id=h.item_id,
-            shared=h.shared,
-            kind=h.item.kind,
-            latest=h.top.version,
-            versions=h.sorted_versions,
-            description=h.item.description,
-        )
+        HarnessSummary(**h.summary, kind=h.item.kind)
         for h in registered.list_latest(ctx, HARNESS, search)
     ]
 

@@ -132,12 +132,7 @@ def list_recipes(ctx: Context, search: str | None = None) -> list[RecipeSummary]
     sorted by id. ``search`` matches id and description (case-insensitive substring)."""
     return [
         RecipeSummary(
-            workspace=r.workspace,
-            id=r.item_id,
-            shared=r.shared,
-            latest=r.top.version,
-            versions=r.sorted_versions,
-            description=r.item.description,
+            **r.summary,
             category=r.item.category,
             source_kind=r.item.source.kind,
             created_by=r.top.created_by,

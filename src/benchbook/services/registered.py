@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel, TypeAdapter
 from sqlalchemy import Connection
@@ -31,29 +31,10 @@ from benchbook.errors import Conflict, InvalidInput, NotFound
 from benchbook.services.context import Context
 from benchbook.store.registered_code import code_table
 from benchbook.store.tables import SHARED_WORKSPACE
-from benchbook.store.versioned import VersionedTable
+from benchbook.store.versioned import VersionedTable, VersionRow
 
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
-
-
-class StoredVersion(Protocol):
-    """What the helpers read of a stored version (``store.harnesses.HarnessRow`` …)."""
-
-    @property
-    def pk(self) -> int: ...
-    @property
-    def workspace(self) -> str: ...
-    @property
-    def item_id(self) -> str: ...
-    @property
-    def version(self) -> str: ...
-    @property
-    def body(self) -> str: ...
-    @property
-    def content_hash(self) -> str: ...
-    @property
-    def live(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -179,7 +160,7 @@ def store_version(ctx: Context, noun: Noun[T], item: T, workspace: str) -> Regis
 
 def resolve(conn: Connection, noun: Noun[T], workspace: str, item_id: str, ref: str) -> Any:
     """The live version ``ref`` (SemVer or ``latest``) the workspace sees (own id first, else
-    ``_shared``): a row of ``noun.versions`` (a :class:`StoredVersion`).
+    ``_shared``): a row of ``noun.versions`` (a :class:`VersionRow`).
 
     Raises:
         NotFound: unknown id or version (tombstoned versions are not found).
@@ -199,7 +180,7 @@ def resolve(conn: Connection, noun: Noun[T], workspace: str, item_id: str, ref: 
     return row
 
 
-def load(noun: Noun[T], row: StoredVersion) -> T:
+def load(noun: Noun[T], row: VersionRow) -> T:
     """The parsed item of a stored row."""
     if isinstance(noun.model, TypeAdapter):
         return noun.model.validate_json(row.body)
@@ -219,17 +200,22 @@ class Listed(Generic[T]):
 
     workspace: str
     item_id: str
-    versions: list[Any]
-    top: Any
+    versions: list[VersionRow]
+    top: VersionRow
     item: T
 
     @property
-    def shared(self) -> bool:
-        return self.workspace == SHARED_WORKSPACE
-
-    @property
-    def sorted_versions(self) -> list[str]:
-        return sort_versions(v.version for v in self.versions)
+    def summary(self) -> dict[str, Any]:
+        """``{workspace, id, shared, latest, versions, description}``: what every noun's
+        summary model (``RegisteredSummary``, ``HarnessSummary`` …) starts with."""
+        return {
+            "workspace": self.workspace,
+            "id": self.item_id,
+            "shared": self.workspace == SHARED_WORKSPACE,
+            "latest": self.top.version,
+            "versions": sort_versions(v.version for v in self.versions),
+            "description": getattr(self.item, "description", None),
+        }
 
 
 def list_latest(ctx: Context, noun: Noun[T], search: str | None) -> list[Listed[T]]:
@@ -238,9 +224,9 @@ def list_latest(ctx: Context, noun: Noun[T], search: str | None) -> list[Listed[
     ctx.require(noun.read_action)
     with ctx.engine.connect() as conn:
         rows = noun.versions.live_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-    by_key: dict[tuple[str, str], list[Any]] = {}
+    by_key: dict[tuple[str, str], list[VersionRow]] = {}
     for r in rows:
-        by_key.setdefault((r.workspace, r.item_id), []).append(r)
+        by_key.setdefault((r.workspace, noun.versions.item_id(r)), []).append(r)
     own = {iid for ws, iid in by_key if ws == ctx.workspace}
     needle = (search or "").lower()
     out = []
@@ -259,17 +245,7 @@ def list_latest(ctx: Context, noun: Noun[T], search: str | None) -> list[Listed[
 
 def list_items(ctx: Context, noun: Noun[T], search: str | None) -> list[RegisteredSummary]:
     """:func:`list_latest` as ``{workspace, id, shared, latest, versions, description}``."""
-    return [
-        RegisteredSummary(
-            workspace=s.workspace,
-            id=s.item_id,
-            shared=s.shared,
-            latest=s.top.version,
-            versions=s.sorted_versions,
-            description=getattr(s.item, "description", None),
-        )
-        for s in list_latest(ctx, noun, search)
-    ]
+    return [RegisteredSummary(**s.summary) for s in list_latest(ctx, noun, search)]
 
 
 def delete_version(ctx: Context, noun: Noun[T], item_id: str, version: str) -> RegisterResult:

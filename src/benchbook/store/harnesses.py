@@ -8,38 +8,19 @@ Reads and writes go through :data:`HARNESSES` (``store.versioned``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from sqlalchemy import Connection
 
 from benchbook.store.tables import harnesses
-from benchbook.store.versioned import VersionedTable
+from benchbook.store.versioned import TombstonedRow, VersionedTable
 
 
 @dataclass(frozen=True)
-class HarnessRow:
-    """A stored harness version; ``body`` is its canonical JSON text."""
+class HarnessRow(TombstonedRow):
+    """A stored harness version (``store.versioned.TombstonedRow``) with its id and kind."""
 
-    pk: int
-    workspace: str
     harness_id: str
-    version: str
     kind: str
-    body: str
-    content_hash: str
-    created_by: str
-    created_at: datetime
-    deleted_at: datetime | None
-
-    @property
-    def live(self) -> bool:
-        """True unless tombstoned."""
-        return self.deleted_at is None
-
-    @property
-    def item_id(self) -> str:
-        """``harness_id``, as ``services.registered`` names every noun's id."""
-        return self.harness_id
 
 
 HARNESSES: VersionedTable[HarnessRow] = VersionedTable(harnesses, "harness_id", HarnessRow)

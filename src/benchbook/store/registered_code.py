@@ -7,31 +7,17 @@ sets a tombstone (``deleted_at``) that hides the version and keeps its bytes.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 
 from benchbook.store.tables import registered_code
-from benchbook.store.versioned import VersionedTable
+from benchbook.store.versioned import TombstonedRow, VersionedTable
 
 
 @dataclass(frozen=True)
-class CodeRow:
-    """A stored version; ``body`` is its canonical JSON text."""
+class CodeRow(TombstonedRow):
+    """A stored version (``store.versioned.TombstonedRow``) of a noun's id."""
 
-    pk: int
     noun: str
-    workspace: str
     item_id: str
-    version: str
-    body: str
-    content_hash: str
-    created_by: str
-    created_at: datetime
-    deleted_at: datetime | None
-
-    @property
-    def live(self) -> bool:
-        """True unless tombstoned."""
-        return self.deleted_at is None
 
 
 def code_table(noun: str) -> VersionedTable[CodeRow]:

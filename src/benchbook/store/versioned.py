@@ -11,13 +11,46 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from sqlalchemy import ColumnElement, Connection, Table, insert, select, update
 
 from benchbook.store.tables import utcnow
 
-Row = TypeVar("Row")
+
+@dataclass(frozen=True)
+class VersionRow:
+    """A stored version: the columns every versioned table has (a noun's row adds its id
+    column and its own); ``body`` is the canonical JSON text."""
+
+    pk: int
+    workspace: str
+    version: str
+    body: str
+    content_hash: str
+    created_by: str
+    created_at: datetime
+
+    @property
+    def live(self) -> bool:
+        """True: versions of a table without tombstones are never deleted."""
+        return True
+
+
+@dataclass(frozen=True)
+class TombstonedRow(VersionRow):
+    """A version of a table with tombstones (``deleted_at``)."""
+
+    deleted_at: datetime | None
+
+    @property
+    def live(self) -> bool:
+        """True unless tombstoned."""
+        return self.deleted_at is None
+
+
+Row = TypeVar("Row", bound=VersionRow)
 
 
 @dataclass(frozen=True)
@@ -35,6 +68,11 @@ class VersionedTable(Generic[Row]):
     id_column: str
     row: type[Row]
     scope: Mapping[str, str] = field(default_factory=dict)
+
+    def item_id(self, row: Row) -> str:
+        """``row``'s id, whatever the table calls its column."""
+        item_id: str = getattr(row, self.id_column)
+        return item_id
 
     @property
     def tombstones(self) -> bool:
