@@ -11,8 +11,6 @@ from benchbook.api import registered
 from benchbook.contracts.registered import (
     EnvironmentRecipe,
     RegisteredGrader,
-    RegisteredSummary,
-    RegisterResult,
 )
 from benchbook.transports import nouns
 
@@ -24,8 +22,6 @@ GRADERS = registered.NounRoutes(
     ops=nouns.GRADERS,
     path="/graders",
     model=RegisteredGrader,
-    result=RegisterResult,
-    summary=RegisteredSummary,
     docs={
         "register": (
             "Register a grader version (admins only): 201 when stored, 200 when the identical\n"
@@ -40,8 +36,6 @@ ENVIRONMENTS = registered.NounRoutes(
     ops=nouns.ENVIRONMENTS,
     path="/environments",
     model=EnvironmentRecipe,
-    result=RegisterResult,
-    summary=RegisteredSummary,
     docs={
         "register": (
             "Register an environment recipe version (admins only): setup commands and an"

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from benchbook.api.deps import ContextDep
 from benchbook.api.errors import error_responses
+from benchbook.contracts.registered import RegisteredSummary, RegisterResult
 from benchbook.transports.nouns import NounOperations
 
 Shared = Annotated[bool, Query(description="Write into the _shared tier (installation admins).")]
@@ -37,17 +38,17 @@ class NounRoutes:
             ``ops.name`` (``harness``), the id path parameter ``{ops.name}_id``.
         path: the routes' path below the router's prefix (``""``, ``"/graders"``).
         model: the body and ``get`` response model (``Harness``, ``RegisteredGrader`` …).
-        result: the register and delete response model.
-        summary: one listed item's model.
         docs: route description by ``register``, ``list``, ``get``, ``delete``.
+        result: the register and delete response model (default ``RegisterResult``).
+        summary: one listed item's model (default ``RegisteredSummary``).
     """
 
     ops: NounOperations
     path: str
     model: Any
-    result: type[BaseModel]
-    summary: type[BaseModel]
     docs: Mapping[str, str]
+    result: type[BaseModel] = RegisterResult
+    summary: type[BaseModel] = RegisteredSummary
 
     @property
     def body(self) -> str:
