@@ -81,7 +81,6 @@ def _endpoint(
 
 
 _REQUIRED = inspect.Parameter.empty
-_ID = str
 
 
 def add_register(router: APIRouter, noun: NounRoutes) -> None:
@@ -129,7 +128,8 @@ def add_list(router: APIRouter, noun: NounRoutes) -> None:
 def _version_route(
     router: APIRouter, noun: NounRoutes, fn: Callable[..., Any], kind: str, **route: Any
 ) -> None:
-    params = [("ctx", ContextDep, _REQUIRED), (noun.id_param, _ID, _REQUIRED)]
+    """``{path}/{<noun>_id}/versions/{version}`` answered by ``fn(ctx, id, version)``."""
+    params = [("ctx", ContextDep, _REQUIRED), (noun.id_param, str, _REQUIRED)]
     params.append(("version", str, _REQUIRED))
 
     def call(ctx: Any, version: str, **item: Any) -> Any:

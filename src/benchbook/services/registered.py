@@ -33,7 +33,7 @@ from benchbook.store.registered_code import code_table
 from benchbook.store.tables import SHARED_WORKSPACE
 from benchbook.store.versioned import VersionedTable, VersionRow
 
-T = TypeVar("T")
+T = TypeVar("T", bound=BaseModel)
 R = TypeVar("R", bound=BaseModel)
 
 
@@ -121,7 +121,6 @@ def store_version(ctx: Context, noun: Noun[T], item: T, workspace: str) -> Regis
     Raises:
         Conflict: the version exists (live or tombstoned) with different content.
     """
-    assert isinstance(item, BaseModel)
     body, digest = identity(item)
     item_id, version = getattr(item, "id"), getattr(item, "version")  # noqa: B009
     key, store = f"{item_id}@{version}", noun.versions
@@ -184,7 +183,7 @@ def load(noun: Noun[T], row: VersionRow) -> T:
     """The parsed item of a stored row."""
     if isinstance(noun.model, TypeAdapter):
         return noun.model.validate_json(row.body)
-    return noun.model.model_validate_json(row.body)  # type: ignore[attr-defined, no-any-return]
+    return noun.model.model_validate_json(row.body)
 
 
 def get(ctx: Context, noun: Noun[T], item_id: str, version: str) -> T:
