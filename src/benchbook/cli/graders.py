@@ -4,30 +4,26 @@ model endpoints admins register (issue 27)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import typer
 
+from benchbook.cli import registered
 from benchbook.cli.app import (
-    ALREADY_JSON,
     JSON_OPTION,
     app,
     cell,
     console,
     emit_json,
-    escape,
     handle_errors,
     local_context,
     make_table,
-    read_json_file,
 )
-from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader, RegisteredSummary
+from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
 from benchbook.services import endpoints as endpoints_svc
-from benchbook.services import environments as env_svc
-from benchbook.services import graders as svc
 from benchbook.services.validation import parse_model
+from benchbook.transports import nouns
+from benchbook.transports.nouns import NounOperations
 
 graders_app = typer.Typer(help="Registered graders: commands admins vouch for, versioned.")
 environments_app = typer.Typer(help="Environment recipes: setup and test commands, versioned.")
@@ -36,104 +32,29 @@ app.add_typer(graders_app, name="graders")
 app.add_typer(environments_app, name="environments")
 app.add_typer(endpoints_app, name="endpoints")
 
-SHARED = typer.Option(False, help="Publish into the _shared tier (every workspace).")
+
+def _noun(ops: NounOperations, title: str, model: type[Any]) -> registered.CliNoun:
+    """The commands of a ``registered_code`` noun (graders, environment recipes)."""
+    return registered.CliNoun(
+        ops=ops,
+        title=title,
+        parse=lambda payload: parse_model(model, payload, title),
+        columns=("id", "latest", "versions", "owner", "description"),
+        row=lambda h: (h.id, h.latest, ", ".join(h.versions), h.workspace, h.description or ""),
+        docs={
+            "register": "Register a version (identical again: unchanged; different: conflict).",
+            "list": "Own ids plus _shared ones not shadowed by own ids.",
+            "show": "One version as JSON.",
+            "delete": "Tombstone one version.",
+        },
+        file_help=f"A {title} JSON file {{id, version, …}}.",
+        shared_help="Publish into the _shared tier (every workspace).",
+    )
 
 
-def _print_summaries(items: list[RegisteredSummary]) -> None:
-    table = make_table("id", "latest", "versions", "owner", "description")
-    for h in items:
-        table.add_row(
-            cell(h.id),
-            cell(h.latest),
-            cell(", ".join(h.versions)),
-            cell(h.workspace),
-            cell(h.description or ""),
-        )
-    console.print(table)
-
-
-def _noun_commands(
-    sub: typer.Typer,
-    title: str,
-    model: type[Any],
-    register: Callable[..., Any],
-    list_: Callable[..., list[RegisteredSummary]],
-    get: Callable[..., Any],
-    delete: Callable[..., Any],
-) -> None:
-    """The four commands of a registered noun (one shape for graders and recipes)."""
-
-    @sub.command("register")
-    @handle_errors
-    def register_cmd(
-        file: Path = typer.Argument(..., help=f"A {title} JSON file {{id, version, …}}."),
-        shared: bool = SHARED,
-        json: bool = JSON_OPTION,
-    ) -> None:
-        """Register a version (identical again: unchanged; different: conflict)."""
-        item = parse_model(model, read_json_file(file), title)
-        result = register(local_context(), item, shared)
-        if json:
-            return emit_json(result)
-        state = "registered" if result.created else "unchanged"
-        console.print(
-            f"{state} {title} [bold]{escape(result.id)}@{escape(result.version)}[/]"
-            f" in {escape(result.workspace)}"
-        )
-
-    @sub.command("list")
-    @handle_errors
-    def list_cmd(
-        search: str | None = typer.Option(None, help="Substring of id or description."),
-        json: bool = JSON_OPTION,
-    ) -> None:
-        """Own ids plus _shared ones not shadowed by own ids."""
-        items = list_(local_context(), search)
-        if json:
-            return emit_json(items)
-        _print_summaries(items)
-
-    @sub.command("show")
-    @handle_errors
-    def show_cmd(
-        item_id: str = typer.Argument(...),
-        version: str = typer.Argument("latest"),
-        json: bool = ALREADY_JSON,
-    ) -> None:
-        """One version as JSON."""
-        emit_json(get(local_context(), item_id, version))
-
-    @sub.command("delete")
-    @handle_errors
-    def delete_cmd(
-        item_id: str = typer.Argument(...),
-        version: str = typer.Argument(..., help="An exact version."),
-        json: bool = JSON_OPTION,
-    ) -> None:
-        """Tombstone one version."""
-        result = delete(local_context(), item_id, version)
-        if json:
-            return emit_json(result)
-        console.print(f"deleted {title} {escape(result.id)}@{escape(result.version)}")
-
-
-_noun_commands(
-    graders_app,
-    "grader",
-    RegisteredGrader,
-    svc.register_grader,
-    svc.list_graders,
-    svc.get_grader,
-    svc.delete_grader_version,
-)
-_noun_commands(
-    environments_app,
-    "environment recipe",
-    EnvironmentRecipe,
-    env_svc.register_environment,
-    env_svc.list_environments,
-    env_svc.get_environment,
-    env_svc.delete_environment_version,
+registered.add_commands(graders_app, _noun(nouns.GRADERS, "grader", RegisteredGrader))
+registered.add_commands(
+    environments_app, _noun(nouns.ENVIRONMENTS, "environment recipe", EnvironmentRecipe)
 )
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import typer
 
+from benchbook.cli import registered
 from benchbook.cli.app import (
     JSON_OPTION,
     app,
@@ -15,32 +16,34 @@ from benchbook.cli.app import (
     escape,
     handle_errors,
     local_context,
-    make_table,
     read_json_file,
 )
 from benchbook.errors import InvalidInput
 from benchbook.services import recipes as svc
+from benchbook.transports import nouns
 
 recipes_app = typer.Typer(help="Registered recipes: source + mapping + graders, versioned.")
 app.add_typer(recipes_app, name="recipes")
 
 
-@recipes_app.command()
-@handle_errors
-def register(
-    file: Path = typer.Argument(..., help="A recipe JSON file."),
-    shared: bool = typer.Option(False, help="Publish into the _shared tier."),
-    json: bool = JSON_OPTION,
-) -> None:
-    """Register a recipe version (identical again: unchanged; different: conflict)."""
-    result = svc.register_recipe(local_context(), svc.parse_recipe(read_json_file(file)), shared)
-    if json:
-        return emit_json(result)
-    state = "registered" if result.created else "unchanged"
-    console.print(
-        f"{state} recipe [bold]{escape(result.id)}@{escape(result.version)}[/]"
-        f" in {escape(result.workspace)}"
-    )
+RECIPES = registered.CliNoun(
+    ops=nouns.RECIPES,
+    title="recipe",
+    parse=svc.parse_recipe,
+    columns=("id", "latest", "versions", "category", "source", "owner"),
+    row=lambda r: (r.id, r.latest, len(r.versions), r.category, r.source_kind, r.workspace),
+    docs={
+        "register": "Register a recipe version (identical again: unchanged; different: conflict).",
+        "list": "List recipes: own ids plus _shared ones not shadowed by own ids.",
+        "show": "Show one recipe version as JSON (``latest`` resolved).",
+    },
+    file_help="A recipe JSON file.",
+    id_param="recipe_id",
+    id_help="The recipe id.",
+    version_help="An exact version or latest.",
+    pretty_show=True,
+)
+registered.add_register(recipes_app, RECIPES)
 
 
 @recipes_app.command()
@@ -65,33 +68,5 @@ def validate(
         raise typer.Exit(1)
 
 
-@recipes_app.command("list")
-@handle_errors
-def list_(
-    search: str | None = typer.Option(None, help="Substring of id or description."),
-    json: bool = JSON_OPTION,
-) -> None:
-    """List recipes: own ids plus _shared ones not shadowed by own ids."""
-    items = svc.list_recipes(local_context(), search)
-    if json:
-        return emit_json(items)
-    table = make_table("id", "latest", "versions", "category", "source", "owner")
-    for r in items:
-        table.add_row(
-            *map(cell, (r.id, r.latest, len(r.versions), r.category, r.source_kind, r.workspace))
-        )
-    console.print(table)
-
-
-@recipes_app.command()
-@handle_errors
-def show(
-    recipe_id: str = typer.Argument(..., help="The recipe id."),
-    version: str = typer.Argument("latest", help="An exact version or latest."),
-    json: bool = JSON_OPTION,
-) -> None:
-    """Show one recipe version as JSON (``latest`` resolved)."""
-    recipe = svc.get_recipe(local_context(), recipe_id, version)
-    if json:
-        return emit_json(recipe)
-    console.print_json(recipe.model_dump_json(exclude_none=True))
+registered.add_list(recipes_app, RECIPES)
+registered.add_show(recipes_app, RECIPES)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from benchbook.mcp.guide import ToolGuide
+from benchbook.mcp.registered import id_text, noun_guides
+from benchbook.transports import nouns
 
-HARNESS_ID = "The harness id: 1-128 of [A-Za-z0-9._-], starting with a letter or digit."
-
-GUIDES: dict[str, ToolGuide] = {
-    "register_harness": ToolGuide(
+GUIDES: dict[str, ToolGuide] = noun_guides(
+    nouns.HARNESSES,
+    ToolGuide(
         advice=(
             "Admins only: a command or python harness is code the server will execute. "
             "Harnesses are immutable like datasets: change the config by registering a NEW "
@@ -24,18 +25,7 @@ GUIDES: dict[str, ToolGuide] = {
         },
         idempotent=True,
     ),
-    "list_harnesses": ToolGuide(
-        parameters={"search": "Case-insensitive substring of the id or description."},
-        read_only=True,
-    ),
-    "get_harness": ToolGuide(
-        parameters={"harness_id": HARNESS_ID, "version": "An exact SemVer or 'latest'."},
-        read_only=True,
-    ),
-    "delete_harness_version": ToolGuide(
-        advice="Tombstones one exact version; runs that used it stay readable.",
-        parameters={"harness_id": HARNESS_ID, "version": "An exact SemVer version."},
-        destructive=True,
-    ),
-}
+    id_text("harness"),
+    delete="Tombstones one exact version; runs that used it stay readable.",
+)
 """Operation name → guide, for ``services/harnesses.py``."""

@@ -14,7 +14,6 @@ from typing import Any
 
 from pydantic import TypeAdapter
 from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts.harness import (
     AgentHarness,
@@ -27,14 +26,13 @@ from benchbook.contracts.harness import (
     OpenAIHarness,
     PythonHarness,
 )
-from benchbook.datasets.identity import canonical_json, sha256_hex
-from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_latest, sort_versions
-from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
+from benchbook.datasets.versions import LATEST
+from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.runtime.harnesses import check_harness_templates
+from benchbook.services import registered
 from benchbook.services.context import Context
 from benchbook.services.validation import parse_model
 from benchbook.store import harnesses as repo
-from benchbook.store.tables import SHARED_WORKSPACE
 
 HARNESS_ADAPTER: TypeAdapter[Harness] = TypeAdapter(Harness)
 
@@ -69,10 +67,28 @@ def parse_harness(payload: Any) -> Harness:
     return harness
 
 
-def harness_identity(harness: Harness) -> tuple[str, str]:
-    """``(canonical JSON text, sha256 hex)`` of a parsed harness."""
-    body = canonical_json(harness.model_dump(mode="json"))
-    return body.decode("utf-8"), sha256_hex(body)
+def _check_harness(ctx: Context, harness: Harness) -> None:
+    if harness.kind == "python" and not ctx.principal.can_publish_shared:
+        raise Forbidden(
+            "python harnesses import server-side code: only installation admins register them",
+            {"kind": "python"},
+        )
+    check_harness_templates(harness)
+
+
+HARNESS: registered.Noun[Harness] = registered.Noun(
+    name="harness",
+    model=HARNESS_ADAPTER,
+    title="harness",
+    plural="harnesses",
+    store=repo.HARNESSES,
+    columns=lambda harness: {"kind": harness.kind},
+    check=_check_harness,
+)
+"""The harness noun: its own ``harnesses`` table (with a ``kind`` column)."""
+
+harness_identity = registered.identity
+"""``(canonical JSON text, sha256 hex)`` of a parsed harness."""
 
 
 def register_harness(ctx: Context, harness: Harness, shared: bool = False) -> HarnessRegisterResult:
@@ -88,52 +104,8 @@ def register_harness(ctx: Context, harness: Harness, shared: bool = False) -> Ha
         InvalidInput: a config template names an unknown field.
         Conflict: the version exists (live or tombstoned) with different content.
     """
-    ctx.require("harnesses:write")
-    workspace = ctx.target_workspace(shared)
-    if harness.kind == "python" and not ctx.principal.can_publish_shared:
-        raise Forbidden(
-            "python harnesses import server-side code: only installation admins register them",
-            {"kind": "python"},
-        )
-    check_harness_templates(harness)
-    return _store_harness(ctx, harness, workspace)
-
-
-def _store_harness(ctx: Context, harness: Harness, workspace: str) -> HarnessRegisterResult:
-    """Insert (or revive) a harness version once the caller's rights were checked."""
-    body, digest = harness_identity(harness)
-    key = f"{harness.id}@{harness.version}"
-    try:
-        with ctx.engine.begin() as conn:
-            existing = repo.find_harness(conn, workspace, harness.id, harness.version)
-            if existing is None:
-                repo.insert_harness(
-                    conn,
-                    workspace=workspace,
-                    harness_id=harness.id,
-                    version=harness.version,
-                    is_prerelease=bool(parse_version(harness.version).prerelease),
-                    kind=harness.kind,
-                    body=body,
-                    content_hash=digest,
-                    created_by=ctx.principal.user_id,
-                )
-            elif existing.content_hash == digest and not existing.live:
-                repo.set_deleted(conn, existing.pk, deleted=False)
-    except IntegrityError as exc:
-        raise Conflict(f"harness {key} was registered concurrently; retry") from exc
-    if existing is not None and existing.content_hash != digest:
-        raise Conflict(
-            f"harness {key} already exists with different content; register a new version",
-            {"id": harness.id, "version": harness.version},
-        )
-    return HarnessRegisterResult(
-        workspace=workspace,
-        id=harness.id,
-        version=harness.version,
-        created=existing is None or not existing.live,
-        content_hash=digest,
-    )
+    result = registered.register(ctx, HARNESS, harness, shared)
+    return registered.as_result(HarnessRegisterResult, result)
 
 
 def external_harness(ctx: Context, harness_id: str, version: str) -> repo.HarnessRow:
@@ -153,17 +125,9 @@ def external_harness(ctx: Context, harness_id: str, version: str) -> repo.Harnes
     harness = parse_model(
         ExternalHarness, {"id": harness_id, "version": version, "kind": "external"}, "harness"
     )
-    _store_harness(ctx, harness, ctx.workspace)
+    registered.store_version(ctx, HARNESS, harness, ctx.workspace)
     with ctx.engine.connect() as conn:
         return resolve_harness(conn, ctx.workspace, harness_id, version)
-
-
-def _owner(conn: Connection, workspace: str, harness_id: str) -> str:
-    if repo.count_live(conn, workspace, harness_id):
-        return workspace
-    if workspace != SHARED_WORKSPACE and repo.count_live(conn, SHARED_WORKSPACE, harness_id):
-        return SHARED_WORKSPACE
-    raise NotFound(f"harness {harness_id!r} not found", {"id": harness_id})
 
 
 def resolve_harness(conn: Connection, workspace: str, harness_id: str, ref: str) -> repo.HarnessRow:
@@ -172,20 +136,13 @@ def resolve_harness(conn: Connection, workspace: str, harness_id: str, ref: str)
     Raises:
         NotFound: unknown id or version (tombstoned versions are not found).
     """
-    owner = _owner(conn, workspace, harness_id)
-    live = repo.live_versions(conn, owner, harness_id)
-    if ref == LATEST:
-        top = pick_latest(r.version for r in live)
-        return next(r for r in live if r.version == top)
-    row = next((r for r in live if r.version == ref), None) if is_semver(ref) else None
-    if row is None:
-        raise NotFound(f"harness {harness_id}@{ref} not found", {"id": harness_id, "version": ref})
+    row: repo.HarnessRow = registered.resolve(conn, HARNESS, workspace, harness_id, ref)
     return row
 
 
 def load_harness(row: repo.HarnessRow) -> Harness:
     """The parsed harness of a stored row."""
-    return HARNESS_ADAPTER.validate_json(row.body)
+    return registered.load(HARNESS, row)
 
 
 def get_harness(ctx: Context, harness_id: str, version: str = LATEST) -> Harness:
@@ -194,43 +151,16 @@ def get_harness(ctx: Context, harness_id: str, version: str = LATEST) -> Harness
     Raises:
         NotFound: unknown id, or no such live version for the owner.
     """
-    ctx.require("harnesses:read")
-    with ctx.engine.connect() as conn:
-        row = resolve_harness(conn, ctx.workspace, harness_id, version)
-    return load_harness(row)
+    return registered.get(ctx, HARNESS, harness_id, version)
 
 
 def list_harnesses(ctx: Context, search: str | None = None) -> list[HarnessSummary]:
     """Harnesses visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones,
     sorted by id; ``search`` matches id and description (case-insensitive substring)."""
-    ctx.require("harnesses:read")
-    with ctx.engine.connect() as conn:
-        rows = repo.live_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-    by_key: dict[tuple[str, str], list[repo.HarnessRow]] = {}
-    for r in rows:
-        by_key.setdefault((r.workspace, r.harness_id), []).append(r)
-    own = {hid for ws, hid in by_key if ws == ctx.workspace}
-    needle = (search or "").lower()
-    out = []
-    for (ws, hid), versions in sorted(by_key.items(), key=lambda kv: kv[0][1]):
-        if ws != ctx.workspace and hid in own:
-            continue
-        latest = pick_latest(v.version for v in versions)
-        top = load_harness(next(v for v in versions if v.version == latest))
-        if needle and needle not in f"{hid}\n{top.description or ''}".lower():
-            continue
-        out.append(
-            HarnessSummary(
-                workspace=ws,
-                id=hid,
-                shared=ws == SHARED_WORKSPACE,
-                kind=top.kind,
-                latest=latest,
-                versions=sort_versions(v.version for v in versions),
-                description=top.description,
-            )
-        )
-    return out
+    return [
+        HarnessSummary(**h.summary, kind=h.item.kind)
+        for h in registered.list_latest(ctx, HARNESS, search)
+    ]
 
 
 def delete_harness_version(ctx: Context, harness_id: str, version: str) -> HarnessRegisterResult:
@@ -241,23 +171,5 @@ def delete_harness_version(ctx: Context, harness_id: str, version: str) -> Harne
         Forbidden: without ``harnesses:write``.
         NotFound: not an exact live version of the caller's workspace.
     """
-    ctx.require("harnesses:write")
-    with ctx.engine.begin() as conn:
-        row = (
-            repo.find_harness(conn, ctx.workspace, harness_id, version)
-            if is_semver(version)
-            else None
-        )
-        if row is None or not row.live:
-            raise NotFound(
-                f"harness {harness_id}@{version} not found (an exact version of your workspace)",
-                {"id": harness_id, "version": version},
-            )
-        repo.set_deleted(conn, row.pk, deleted=True)
-    return HarnessRegisterResult(
-        workspace=ctx.workspace,
-        id=harness_id,
-        version=version,
-        created=False,
-        content_hash=row.content_hash,
-    )
+    result = registered.delete_version(ctx, HARNESS, harness_id, version)
+    return registered.as_result(HarnessRegisterResult, result)

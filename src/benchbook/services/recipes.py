@@ -13,34 +13,24 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import ValidationError
-from sqlalchemy import Connection
-from sqlalchemy.exc import IntegrityError
 
 from benchbook.contracts import Provenance, Recipe
 from benchbook.contracts.jobs import RecipeRegisterResult, RecipeSummary, RecipeValidationReport
 from benchbook.contracts.registry import ValidationIssue, VersionInfo
-from benchbook.datasets.identity import canonical_json, sha256_hex
 from benchbook.datasets.templates import compile_template
-from benchbook.datasets.versions import LATEST, is_semver, parse_version, pick_latest, sort_versions
-from benchbook.errors import Conflict, NotFound
+from benchbook.datasets.versions import LATEST, parse_version, sort_versions
+from benchbook.services import registered
 from benchbook.services.context import Context
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.store import dataset_owners
 from benchbook.store import datasets as dataset_repo
 from benchbook.store import recipes as repo
-from benchbook.store.tables import SHARED_WORKSPACE
 
 
 def parse_recipe(payload: Any) -> Recipe:
     """Validate a recipe body; InvalidInput lists every problem by path (a ``javascript:``
     origin link is ``origin.homepage``)."""
     return parse_model(Recipe, payload, "recipe")
-
-
-def recipe_identity(recipe: Recipe) -> tuple[str, str]:
-    """``(canonical JSON text, sha256 hex)`` of a parsed recipe."""
-    body = canonical_json(recipe.model_dump(mode="json"))
-    return body.decode("utf-8"), sha256_hex(body)
 
 
 def check_row_templates(recipe: Recipe) -> None:
@@ -55,6 +45,24 @@ def check_row_templates(recipe: Recipe) -> None:
     for where, text in texts.items():
         if text is not None:
             compile_template(text, where)
+
+
+def _check_recipe(_ctx: Context, recipe: Recipe) -> None:
+    parse_version(recipe.version)
+    check_row_templates(recipe)
+
+
+RECIPE: registered.Noun[Recipe] = registered.Noun(
+    name="recipe",
+    model=Recipe,
+    title="recipe",
+    store=repo.RECIPES,
+    check=_check_recipe,
+)
+"""The recipe noun: its own ``recipes`` table, versions never tombstoned."""
+
+recipe_identity = registered.identity
+"""``(canonical JSON text, sha256 hex)`` of a parsed recipe."""
 
 
 def register_recipe(ctx: Context, recipe: Recipe, shared: bool = False) -> RecipeRegisterResult:
@@ -73,40 +81,8 @@ def register_recipe(ctx: Context, recipe: Recipe, shared: bool = False) -> Recip
         InvalidInput: a row template that does not compile (:func:`check_row_templates`).
         Conflict: the version exists with different content (names ``id@version``).
     """
-    ctx.require("recipes:write")
-    workspace = ctx.target_workspace(shared)
-    parse_version(recipe.version)
-    check_row_templates(recipe)
-    body, digest = recipe_identity(recipe)
-    key = f"{recipe.id}@{recipe.version}"
-    try:
-        with ctx.engine.begin() as conn:
-            existing = repo.find_recipe(conn, workspace, recipe.id, recipe.version)
-            if existing is None:
-                repo.insert_recipe(
-                    conn,
-                    workspace=workspace,
-                    recipe_id=recipe.id,
-                    version=recipe.version,
-                    is_prerelease=bool(parse_version(recipe.version).prerelease),
-                    body=body,
-                    content_hash=digest,
-                    created_by=ctx.principal.user_id,
-                )
-    except IntegrityError as exc:  # a concurrent register of the same key won the race
-        raise Conflict(f"recipe {key} was registered concurrently; retry") from exc
-    if existing is not None and existing.content_hash != digest:
-        raise Conflict(
-            f"recipe {key} already exists with different content; register a new version",
-            {"id": recipe.id, "version": recipe.version},
-        )
-    return RecipeRegisterResult(
-        workspace=workspace,
-        id=recipe.id,
-        version=recipe.version,
-        created=existing is None,
-        content_hash=digest,
-    )
+    result = registered.register(ctx, RECIPE, recipe, shared)
+    return registered.as_result(RecipeRegisterResult, result)
 
 
 def validate_recipe(
@@ -124,7 +100,7 @@ def validate_recipe(
         return RecipeValidationReport(ok=False, errors=issues)
     workspace = ctx.target_workspace(shared)
     with ctx.engine.connect() as conn:
-        versions = repo.recipe_versions(conn, workspace, recipe.id)
+        versions = repo.RECIPES.live_versions(conn, workspace, recipe.id)
     report = RecipeValidationReport(
         ok=True, existing_versions=sort_versions(v.version for v in versions)
     )
@@ -139,14 +115,6 @@ def validate_recipe(
     return report
 
 
-def _owner(conn: Connection, workspace: str, recipe_id: str) -> str:
-    if repo.count_versions(conn, workspace, recipe_id):
-        return workspace
-    if workspace != SHARED_WORKSPACE and repo.count_versions(conn, SHARED_WORKSPACE, recipe_id):
-        return SHARED_WORKSPACE
-    raise NotFound(f"recipe {recipe_id!r} not found", {"id": recipe_id})
-
-
 def get_recipe(ctx: Context, recipe_id: str, version: str = LATEST) -> Recipe:
     """One recipe version: exact SemVer or ``latest`` (highest release, else prerelease).
 
@@ -156,60 +124,22 @@ def get_recipe(ctx: Context, recipe_id: str, version: str = LATEST) -> Recipe:
     Raises:
         NotFound: unknown id, or no such version for the owner.
     """
-    ctx.require("recipes:read")
-    with ctx.engine.connect() as conn:
-        owner = _owner(conn, ctx.workspace, recipe_id)
-        if version == LATEST:
-            rows = repo.recipe_versions(conn, owner, recipe_id)
-            top = pick_latest(r.version for r in rows)
-            row = next((r for r in rows if r.version == top), None)
-        else:
-            row = repo.find_recipe(conn, owner, recipe_id, version) if is_semver(version) else None
-    if row is None:
-        raise NotFound(
-            f"recipe {recipe_id}@{version} not found", {"id": recipe_id, "version": version}
-        )
-    return Recipe.model_validate_json(row.body)
+    return registered.get(ctx, RECIPE, recipe_id, version)
 
 
 def list_recipes(ctx: Context, search: str | None = None) -> list[RecipeSummary]:
     """Recipes visible to the caller: own ids plus ``_shared`` ids not shadowed by own ones,
     sorted by id. ``search`` matches id and description (case-insensitive substring)."""
-    ctx.require("recipes:read")
-    with ctx.engine.connect() as conn:
-        rows = repo.recipes_in(conn, [ctx.workspace, SHARED_WORKSPACE])
-    by_key: dict[tuple[str, str], list[repo.RecipeRow]] = {}
-    for r in rows:
-        by_key.setdefault((r.workspace, r.recipe_id), []).append(r)
-    own = {rid for ws, rid in by_key if ws == ctx.workspace}
-    out = []
-    for (ws, rid), versions in sorted(by_key.items(), key=lambda kv: kv[0][1]):
-        if ws != ctx.workspace and rid in own:
-            continue
-        summary = _summary(ws, rid, versions)
-        needle = (search or "").lower()
-        if needle and needle not in f"{rid}\n{summary.description or ''}".lower():
-            continue
-        out.append(summary)
-    return out
-
-
-def _summary(workspace: str, recipe_id: str, versions: list[repo.RecipeRow]) -> RecipeSummary:
-    latest = pick_latest(v.version for v in versions)
-    top = next(v for v in versions if v.version == latest)
-    recipe = Recipe.model_validate_json(top.body)
-    return RecipeSummary(
-        workspace=workspace,
-        id=recipe_id,
-        shared=workspace == SHARED_WORKSPACE,
-        latest=top.version,
-        versions=sort_versions(v.version for v in versions),
-        description=recipe.description,
-        category=recipe.category,
-        source_kind=recipe.source.kind,
-        created_by=top.created_by,
-        updated_at=max(v.created_at for v in versions),
-    )
+    return [
+        RecipeSummary(
+            **r.summary,
+            category=r.item.category,
+            source_kind=r.item.source.kind,
+            created_by=r.top.created_by,
+            updated_at=max(v.created_at for v in r.versions),
+        )
+        for r in registered.list_latest(ctx, RECIPE, search)
+    ]
 
 
 def list_recipe_datasets(ctx: Context, recipe_id: str) -> list[VersionInfo]:
