@@ -20,7 +20,13 @@ from pathlib import Path
 from benchbook.runtime.sandbox_args import bwrap_args
 from benchbook.runtime.sandbox_limits import SandboxLimits
 from benchbook.runtime.sandbox_policy import NetworkMode, SandboxError, SandboxPolicy
-from benchbook.runtime.spawner import Process, spawn, wait_group_gone
+from benchbook.runtime.spawner import (
+    Process,
+    pid_namespace_of_child,
+    spawn,
+    wait_group_gone,
+    wait_namespace_gone,
+)
 
 #: Seconds to wait for the output pipes to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
@@ -71,10 +77,14 @@ class SandboxedProcess:
 
     async def kill(self) -> None:
         """Kill everything the process started, reap it and wait until the whole sandbox is
-        gone (no-op when it already ended)."""
+        gone (no-op when it already ended): its process group and, sandboxed, every process of
+        its PID namespace (read before the kill: bwrap's child is its init)."""
+        namespace = pid_namespace_of_child(self.process.pid) if self.sandboxed else None
         self.kill_now()
         await self.process.wait()
         await wait_group_gone(self.process.pid, _DRAIN_GRACE_S)
+        if namespace is not None:
+            await wait_namespace_gone(namespace, _DRAIN_GRACE_S)
 
 
 async def start_sandboxed(
@@ -241,7 +251,7 @@ async def _read_tail(stream: asyncio.StreamReader | None, limit_bytes: int) -> b
     return bytes(buffer[-limit_bytes:])
 
 
-async def _feed(writer: asyncio.StreamWriter | None, data: bytes) -> None:
+async def feed_stdin(writer: asyncio.StreamWriter | None, data: bytes) -> None:
     """Write ``data`` to stdin and close it; a process that never reads stdin is fine."""
     if writer is None:
         return
@@ -286,7 +296,7 @@ async def run_sandboxed(
     process = proc.process
     out_task = asyncio.ensure_future(_read_tail(process.stdout, output_limit_bytes))
     err_task = asyncio.ensure_future(_read_tail(process.stderr, output_limit_bytes))
-    feed_task = asyncio.ensure_future(_feed(process.stdin, stdin or b""))
+    feed_task = asyncio.ensure_future(feed_stdin(process.stdin, stdin or b""))
     returncode: int | None = None
     try:
         returncode = await asyncio.wait_for(process.wait(), timeout_s)

@@ -236,6 +236,45 @@ async def wait_group_gone(pgid: int, grace_s: float) -> None:
         await asyncio.sleep(0.01)
 
 
+def pid_namespace_of_child(pid: int) -> str | None:
+    """The PID namespace (``/proc/N/ns/pid``'s link, e.g. ``pid:[4026532]``) of ``pid``'s first
+    child — bwrap's sandbox init — or None when it has none left or it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as children:
+            first = children.read().split()
+        return os.readlink(f"/proc/{int(first[0])}/ns/pid") if first else None
+    except (OSError, ValueError):
+        return None
+
+
+def _namespace_alive(namespace: str) -> bool:
+    """Whether a live (not zombie) process of PID namespace ``namespace`` is left."""
+    with os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                if os.readlink(f"/proc/{entry.name}/ns/pid") != namespace:
+                    continue
+                with open(f"/proc/{entry.name}/stat", "rb") as stat:
+                    state = stat.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state != b"Z":
+                return True
+    return False
+
+
+async def wait_namespace_gone(namespace: str, grace_s: float) -> None:
+    """Until no live process of PID namespace ``namespace`` is left, at most ``grace_s``
+    seconds. Processes that left bwrap's process group (Chromium's zygote calls ``setsid``)
+    are killed by the kernel when the namespace's init dies, but a moment later: until then
+    they still hold their sockets (a browser's debugging port kept accepting)."""
+    deadline = time.monotonic() + grace_s
+    while _namespace_alive(namespace) and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
+
+
 def _kill_group(pgid: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal.SIGKILL)

@@ -21,6 +21,7 @@ from typing import Literal
 
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.sandbox import SandboxLimits, start_sandboxed
+from benchbook.runtime.sandbox_run import feed_stdin
 
 #: Seconds to wait for the output pipe to close once the sandbox is dead.
 _DRAIN_GRACE_S = 2.0
@@ -111,16 +112,6 @@ async def _drain(stream: asyncio.StreamReader | None, keep: HeadTail) -> None:
         keep.feed(chunk)
 
 
-async def _feed(writer: asyncio.StreamWriter | None, data: bytes) -> None:
-    if writer is None:
-        return
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        writer.write(data)
-        await writer.drain()
-    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-        writer.close()
-
-
 async def run_tool_process(
     argv: Sequence[str],
     workspace: Workspace,
@@ -157,7 +148,7 @@ async def run_tool_process(
     keep = HeadTail(limit_bytes)
     process = proc.process
     reader = asyncio.ensure_future(_drain(process.stdout, keep))
-    feeder = asyncio.ensure_future(_feed(process.stdin, stdin))
+    feeder = asyncio.ensure_future(feed_stdin(process.stdin, stdin))
     exit_code: int | None = None
     try:
         exit_code = await asyncio.wait_for(process.wait(), max(timeout_s, 0.001))
