@@ -24,10 +24,12 @@ CPU is user + system seconds of this process (all threads) plus its reaped child
 variant runs at ``--n1`` and ``--n2`` cases in every round (alternating variants, after one
 untimed warm-up round); its CPU **per extra case** is ``(CPU(n2) − CPU(n1)) / (n2 − n1)``, so
 fixed costs (imports, task building, run start and finish, preflight) cancel. Reported: the
-median over rounds in ms/case, and the medians of the rounds' ratios benchbook / lm-eval,
+median over rounds in ms/case (in brackets: this thread's alone — the event loop's, which every
+request waits on), and the medians of the rounds' ratios benchbook / lm-eval,
 benchbook / raw SDK and lm-eval / raw SDK (a round's measurements saw the same load), plus the
-load average. ``--profile NAME`` runs that variant once more at ``--n2`` under cProfile (all
-threads' CPU is not visible to it: the event loop's thread, CPU time).
+load average. Garbage is collected before each measurement. ``--profile NAME`` runs that
+variant twice more at ``--n2``, the second time under cProfile (this thread's CPU time: the
+event loop's; the writer's thread is not in it).
 
 Exits non-zero when a run does not finish with every case graded, or lm-eval does not score
 every case.
@@ -39,6 +41,7 @@ import argparse
 import asyncio
 import contextlib
 import cProfile
+import gc
 import io
 import logging
 import os
@@ -251,35 +254,45 @@ def _variants(
     return variants
 
 
-def _measure(variants: dict[str, Variant], rounds: int, n1: int, n2: int) -> dict[str, list[float]]:
-    """Per variant, the CPU ms per extra case of each timed round."""
-    out: dict[str, list[float]] = {name: [] for name in variants}
+def _measure(
+    variants: dict[str, Variant], rounds: int, n1: int, n2: int
+) -> dict[str, dict[str, list[float]]]:
+    """Per variant, the CPU ms per extra case of each timed round: ``cpu`` (the process and
+    its reaped children) and ``main`` (this thread alone: the event loop's, for all but
+    lm-eval's, which runs its requests on a loop of its own in this thread too)."""
+    out: dict[str, dict[str, list[float]]] = {name: {"cpu": [], "main": []} for name in variants}
     for round_ in range(rounds + 1):
         for name, go in variants.items():
-            cpu: dict[int, float] = {}
+            cpu: dict[int, tuple[float, float]] = {}
             for n in (n1, n2):
-                c0 = _cpu_s()
+                gc.collect()  # no measurement pays for another's garbage
+                c0, t0 = _cpu_s(), time.thread_time()
                 go(n)
-                cpu[n] = _cpu_s() - c0
+                cpu[n] = (_cpu_s() - c0, time.thread_time() - t0)
             if round_:  # round 0 warms up (imports, caches, connections)
-                out[name].append(1000 * (cpu[n2] - cpu[n1]) / (n2 - n1))
+                for k, key in enumerate(("cpu", "main")):
+                    out[name][key].append(1000 * (cpu[n2][k] - cpu[n1][k]) / (n2 - n1))
     return out
 
 
-def _ratio(results: dict[str, list[float]], top: str, bottom: str) -> float:
-    return statistics.median(a / b for a, b in zip(results[top], results[bottom], strict=True))
+def _ratio(results: dict[str, dict[str, list[float]]], top: str, bottom: str) -> float:
+    pairs = zip(results[top]["cpu"], results[bottom]["cpu"], strict=True)
+    return statistics.median(a / b for a, b in pairs)
 
 
-def _report(results: dict[str, list[float]], args: argparse.Namespace) -> None:
+def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace) -> None:
     print(
         f"CPU per extra case ({args.n1} → {args.n2} cases), concurrency {args.concurrency},"
         f" {args.rounds} rounds (medians); the server's CPU excluded"
     )
+    raw = "raw openai SDK"
     for name, per in results.items():
-        line = f"  {name:<24} {statistics.median(per):5.2f} ms/case"
-        line += f" (rounds {min(per):.2f}-{max(per):.2f})"
-        if "raw openai SDK" in results and name != "raw openai SDK":
-            line += f"  {_ratio(results, name, 'raw openai SDK'):.2f}x raw SDK"
+        cpu = per["cpu"]
+        line = f"  {name:<22} {statistics.median(cpu):5.2f} ms/case"
+        line += f" (rounds {min(cpu):.2f}-{max(cpu):.2f}; main thread"
+        line += f" {statistics.median(per['main']):.2f})"
+        if raw in results and name != raw:
+            line += f"  {_ratio(results, name, raw):.2f}x raw SDK"
         if name.startswith("benchbook") and "lm-eval" in results:
             ratio = _ratio(results, name, "lm-eval")
             verdict = "ok" if ratio <= TARGET else "MISSED"
@@ -289,6 +302,7 @@ def _report(results: dict[str, list[float]], args: argparse.Namespace) -> None:
 
 def _profile(variants: dict[str, Variant], name: str, n: int) -> None:
     chosen = next(k for k in variants if name in k)
+    variants[chosen](n)  # warm: imports, caches, connections
     prof = cProfile.Profile(time.thread_time)
     prof.runcall(variants[chosen], n)
     buf = io.StringIO()
@@ -337,8 +351,8 @@ def main(argv: list[str] | None = None) -> None:
         keep = [s.strip() for s in args.only.split(";") if s.strip()]
         if keep:
             variants = {k: v for k, v in variants.items() if any(s in k for s in keep)}
-        results = _measure(variants, args.rounds, args.n1, args.n2)
-        _report(results, args)
+        if args.rounds:  # 0: only --profile
+            _report(_measure(variants, args.rounds, args.n1, args.n2), args)
         if args.profile:
             _profile(variants, args.profile, args.n2)
     print(
