@@ -9,8 +9,12 @@ N.``, N = ``(a − b) · c`` of the row's story). The cases are ``--n2`` generat
 (``bench/gen.py``) imported as the catalog's ``gsm8k`` benchmark; every side sends the same
 question, one user message per case, ``--concurrency`` requests at once:
 
-- **raw openai SDK** (the floor): ``openai.AsyncOpenAI().chat.completions.create`` per case in
-  one ``asyncio.run``, one client, a semaphore — nothing else (no grading, no storage);
+- **openai SDK, create**: ``openai.AsyncOpenAI().chat.completions.create`` per case in one
+  ``asyncio.run``, one client, a semaphore — nothing else (no grading, no storage);
+- **openai SDK, post** (the floor of the harness): the same with the client's generic
+  ``post("/chat/completions", body=…, cast_to=object)``, as the harness calls it (the SDK's
+  retries, timeouts, auth and errors, without its typed-parameter transform and response
+  model);
 - **lm-eval**: ``lm_eval.simple_evaluate`` with ``local-chat-completions`` (aiohttp,
   ``num_concurrent`` = concurrency, chat template applied) on the task of Benchbook's ``hf``
   export (``lm_eval_task.yaml``: GSM8K's regex filters and ``exact_match``), ``limit`` = N,
@@ -25,11 +29,11 @@ variant runs at ``--n1`` and ``--n2`` cases in every round (alternating variants
 untimed warm-up round); its CPU **per extra case** is ``(CPU(n2) − CPU(n1)) / (n2 − n1)``, so
 fixed costs (imports, task building, run start and finish, preflight) cancel. Reported: the
 median over rounds in ms/case (in brackets: this thread's alone — the event loop's, which every
-request waits on), and the medians of the rounds' ratios benchbook / lm-eval,
-benchbook / raw SDK and lm-eval / raw SDK (a round's measurements saw the same load), plus the
-load average. Garbage is collected before each measurement. ``--profile NAME`` runs that
-variant twice more at ``--n2``, the second time under cProfile (this thread's CPU time: the
-event loop's; the writer's thread is not in it).
+request waits on), and the medians of the rounds' ratios benchbook / lm-eval, benchbook and
+lm-eval / each SDK line (a round's measurements saw the same load), plus the load average.
+Garbage is collected before each measurement. ``--profile NAME`` runs that variant twice more
+at ``--n2``, the second time under cProfile (this thread's CPU time: the event loop's; the
+writer's thread is not in it).
 
 Exits non-zero when a run does not finish with every case graded, or lm-eval does not score
 every case.
@@ -65,6 +69,8 @@ HARNESS = "bench-openai"
 MODEL = "test-model"
 TASK = "benchbook_gsm8k_1_0_0"  # the lm-eval task of the export of gsm8k@1.0.0
 TARGET = 1.0  # benchbook / lm-eval CPU per extra case
+RAW = "openai SDK, create"
+POST = "openai SDK, post"
 
 
 def _cpu_s() -> float:
@@ -127,8 +133,11 @@ def _questions(n: int) -> list[str]:
     return [gsm8k_row(i)["question"] for i in range(n)]
 
 
-def _raw(url: str, questions: list[str], n: int, concurrency: int) -> None:
-    """``n`` chat completions through one ``AsyncOpenAI``, ``concurrency`` at once."""
+def _raw(url: str, questions: list[str], n: int, concurrency: int, post: bool) -> None:
+    """``n`` chat completions through one ``AsyncOpenAI``, ``concurrency`` at once: with
+    ``chat.completions.create`` (typed parameters in, a ``ChatCompletion`` out), or with
+    ``post`` the client's generic ``post`` (JSON-ready dicts in and out, as the harness
+    calls it)."""
     import openai
 
     async def main() -> None:
@@ -136,9 +145,19 @@ def _raw(url: str, questions: list[str], n: int, concurrency: int) -> None:
         slots = asyncio.Semaphore(concurrency)
 
         async def one(question: str) -> str:
+            messages = [{"role": "user", "content": question}]
             async with slots:
+                if post:
+                    body: Any = await client.post(
+                        "/chat/completions",
+                        body={"model": MODEL, "messages": messages},
+                        cast_to=object,
+                        options={"security": {"bearer_auth": True}},
+                    )
+                    return str(body["choices"][0]["message"]["content"] or "")
                 reply = await client.chat.completions.create(
-                    model=MODEL, messages=[{"role": "user", "content": question}]
+                    model=MODEL,
+                    messages=messages,  # type: ignore[arg-type]
                 )
                 return reply.choices[0].message.content or ""
 
@@ -240,7 +259,8 @@ def _variants(
     rows = write_gsm8k_like(tmp / "gsm8k.jsonl", args.n2)
     questions = _questions(args.n2)
     variants: dict[str, Variant] = {
-        "raw openai SDK": lambda n: _raw(url, questions, n, c),
+        RAW: lambda n: _raw(url, questions, n, c, post=False),
+        POST: lambda n: _raw(url, questions, n, c, post=True),
     }
     export = tmp / "hf"
     for backend, db in dbs.items():
@@ -285,19 +305,21 @@ def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace
         f"CPU per extra case ({args.n1} → {args.n2} cases), concurrency {args.concurrency},"
         f" {args.rounds} rounds (medians); the server's CPU excluded"
     )
-    raw = "raw openai SDK"
     for name, per in results.items():
         cpu = per["cpu"]
         line = f"  {name:<22} {statistics.median(cpu):5.2f} ms/case"
         line += f" (rounds {min(cpu):.2f}-{max(cpu):.2f}; main thread"
         line += f" {statistics.median(per['main']):.2f})"
-        if raw in results and name != raw:
-            line += f"  {_ratio(results, name, raw):.2f}x raw SDK"
+        for base in (RAW, POST):
+            if base in results and name not in (RAW, POST):
+                line += f"  {_ratio(results, name, base):.2f}x {base.rsplit(' ', 1)[1]}"
         if name.startswith("benchbook") and "lm-eval" in results:
             ratio = _ratio(results, name, "lm-eval")
             verdict = "ok" if ratio <= TARGET else "MISSED"
             line += f"  {ratio:.2f}x lm-eval (target ≤{TARGET}x {verdict})"
         print(line)
+    if RAW in results and POST in results:
+        print(f"  the typed create over post: {_ratio(results, RAW, POST):.2f}x")
 
 
 def _profile(variants: dict[str, Variant], name: str, n: int) -> None:
