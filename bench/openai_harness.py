@@ -18,7 +18,10 @@ question, one user message per case, ``--concurrency`` requests at once:
 - **lm-eval**: ``lm_eval.simple_evaluate`` with ``local-chat-completions`` (aiohttp,
   ``num_concurrent`` = concurrency, chat template applied) on the task of Benchbook's ``hf``
   export (``lm_eval_task.yaml``: GSM8K's regex filters and ``exact_match``), ``limit`` = N,
-  the task manager reading only the export (no index of the built-in tasks), no sample logs;
+  the task manager reading only the export (no index of the built-in tasks), no sample logs
+  (``--log-samples`` adds **lm-eval, samples logged**: its results and per-sample JSONL written,
+  as ``lm_eval --output_path … --log_samples`` does — the nearest to a run that stores every
+  result; the ratios stay against plain lm-eval);
 - **benchbook, <backend>**: ``start_run`` + ``execute_run`` (local executor, the
   ``openai`` harness, the cases' own ``numeric`` grader as a GSM8K import sets it, storage on
   SQLite and PostgreSQL — a throw-away database on ``BENCHBOOK_BENCH_DATABASE_URL`` or the
@@ -169,9 +172,14 @@ def _raw(url: str, questions: list[str], n: int, concurrency: int, post: bool) -
     asyncio.run(main())
 
 
-def _lm_eval(url: str, export: Path, task: str, n: int, concurrency: int) -> None:
-    """lm-eval over the export's first ``n`` cases; every one must be scored."""
+def _lm_eval(
+    url: str, export: Path, task: str, n: int, concurrency: int, out: Path | None = None
+) -> None:
+    """lm-eval over the export's first ``n`` cases; every one must be scored. With ``out``,
+    its results and per-sample log are written there, as ``lm_eval --output_path out
+    --log_samples`` does."""
     import lm_eval
+    from lm_eval.loggers import EvaluationTracker
     from lm_eval.tasks import TaskManager
 
     model_args = {
@@ -188,10 +196,16 @@ def _lm_eval(url: str, export: Path, task: str, n: int, concurrency: int) -> Non
         task_manager=TaskManager(include_path=str(export), include_defaults=False),
         apply_chat_template=True,
         limit=n,
-        log_samples=False,
+        log_samples=out is not None,
+        evaluation_tracker=EvaluationTracker(output_path=str(out)) if out else None,
     )
     if results is None or results["n-samples"][task]["effective"] != n:
         raise SystemExit(f"lm-eval did not score {n} cases: {results and results['n-samples']}")
+    if out is not None:
+        samples = results.pop("samples")
+        tracker = EvaluationTracker(output_path=str(out))
+        tracker.save_results_aggregated(results=results, samples=samples)
+        tracker.save_results_samples(task_name=task, samples=samples[task])
     if results["results"][task]["exact_match,flexible-extract"] < 0.99:
         raise SystemExit(f"lm-eval: answers not extracted: {results['results'][task]}")
 
@@ -270,6 +284,11 @@ def _variants(
             [version] = list_dataset_versions(ctx, "gsm8k")
             write_export(cases, export, "hf", version)
             variants["lm-eval"] = lambda n: _lm_eval(url, export, TASK, n, c)
+            if args.log_samples:
+                logs = tmp / "lm-eval-out"
+                variants["lm-eval, samples logged"] = lambda n, logs=logs: _lm_eval(
+                    url, export, TASK, n, c, logs
+                )
         variants[f"benchbook, {backend}"] = lambda n, ctx=ctx: _run(ctx, n, c)
     return variants
 
@@ -307,7 +326,7 @@ def _report(results: dict[str, dict[str, list[float]]], args: argparse.Namespace
     )
     for name, per in results.items():
         cpu = per["cpu"]
-        line = f"  {name:<22} {statistics.median(cpu):5.2f} ms/case"
+        line = f"  {name:<24} {statistics.median(cpu):5.2f} ms/case"
         line += f" (rounds {min(cpu):.2f}-{max(cpu):.2f}; main thread"
         line += f" {statistics.median(per['main']):.2f})"
         for base in (RAW, POST):
@@ -342,6 +361,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--concurrency", type=int, default=8)
     p.add_argument("--backends", default="sqlite,postgresql")
+    p.add_argument(
+        "--log-samples",
+        action="store_true",
+        help="add lm-eval writing its results and per-sample log (--log_samples)",
+    )
     p.add_argument("--only", default="", help="';'-separated variant-name parts to keep")
     p.add_argument("--profile", default="", help="cProfile the first variant whose name has this")
     p.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
