@@ -154,3 +154,60 @@ def test_run_harness_sends_an_openai_harness_to_its_endpoint(
     result = asyncio.run(run_harness(_harness(openai_server), case_input, workspace, {}))
     assert (result.status, result.trace.answer) == ("ok", "via run_harness")
     assert openai_server.call_count == 1
+
+
+def test_the_reply_note_names_the_completion_the_served_model_and_the_finish_reason(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    openai_server.reply = lambda body: "one two three"
+    result = _run(_harness(openai_server, max_tokens=1), tmp_path)
+    assert result.trace.answer == "one"
+    [note] = result.trace.events
+    assert note["type"] == "note" and str(note["id"]).startswith("chatcmpl-test")
+    assert (note["served_model"], note["finish_reason"]) == ("test-model", "length")
+
+
+def test_extra_body_is_merged_last_as_the_client_merges_it(
+    openai_server: OpenAIServer, tmp_path: Path
+) -> None:
+    harness = _harness(openai_server, temperature=0.5, extra_body={"temperature": 0.9, "n": 1})
+    assert _run(harness, tmp_path).status == "ok"
+    (body,) = openai_server.requests
+    assert (body["temperature"], body["n"]) == (0.9, 1)
+
+
+def _completion(**changes: Any) -> dict[str, Any]:
+    message = {"role": "assistant", "content": "4"}
+    body: dict[str, Any] = {
+        "id": "c-1",
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 1},
+    }
+    return {**body, **changes}
+
+
+def test_a_reply_that_is_not_a_chat_completion_is_an_error_saying_what_is_wrong() -> None:
+    from benchbook.runtime.harnesses.openai_compat import read_reply
+
+    answer, usage, note = read_reply(_completion())  # type: ignore[misc]
+    assert (answer, usage.input_tokens, usage.output_tokens) == ("4", 3, 1)
+    assert note == {"type": "note", "id": "c-1", "served_model": "m", "finish_reason": "stop"}
+    no_usage = read_reply(_completion(usage=None))
+    assert not isinstance(no_usage, str) and no_usage[1].input_tokens == 0
+    null_content = [{"message": {"role": "assistant", "content": None}}]
+    assert read_reply(_completion(choices=null_content))[0] == ""
+    wrong = "openai: the reply is not a chat completion: "
+    assert read_reply("<html>busy</html>") == wrong + "'<html>busy</html>'"
+    assert read_reply(_completion(choices=[])) == "openai: the reply has no choices"
+    assert read_reply(_completion(choices={"0": {}})) == "openai: the reply has no choices"
+    parts = [{"message": {"role": "assistant", "content": [{"type": "text"}]}}]
+    assert read_reply(_completion(choices=parts)) == (
+        wrong + "choices[0].message.content is not text"
+    )
+    assert read_reply(_completion(choices=["x"])) == (
+        wrong + "choices[0].message.content is not text"
+    )
+    bad_usage = {"prompt_tokens": -1, "completion_tokens": 1}
+    assert read_reply(_completion(usage=bad_usage)) == wrong + f"usage is {bad_usage!r}"
+    assert read_reply(_completion(usage=[1])) == wrong + "usage is [1]"

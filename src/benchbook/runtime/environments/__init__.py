@@ -59,13 +59,17 @@ async def open_environment(
     Raises:
         OSError: only when ``config.work_root`` itself cannot be created or written.
     """
-    # Directory work runs in a thread: on a disk file system mkdir/rmdir cost milliseconds, and
-    # on the event loop they stalled every other case (bench/runs.py: 2.1 ms vs 0.1 ms a case).
-    # Prompt cases reuse directories their predecessors left untouched (environments/pool.py).
+    # Directory writes run in a thread: on a disk file system mkdir/rmdir cost milliseconds,
+    # and on the event loop they stalled every other case (bench/runs.py: 2.1 ms vs 0.1 ms a
+    # case). Prompt cases reuse directories their predecessors left untouched
+    # (environments/pool.py); taking one from the pool and checking it on the way back only
+    # read memory and cached metadata, so they stay on the loop: a thread hop costs more CPU
+    # than they do (bench/openai_harness.py).
     pooled = _poolable(case_input, config)
-    if pooled:
+    case_root = PROMPT_DIRECTORIES.take_free(config.work_root) if pooled else None
+    if case_root is None and pooled:
         case_root = await asyncio.to_thread(PROMPT_DIRECTORIES.take, config.work_root)
-    else:
+    elif case_root is None:
         case_root = await asyncio.to_thread(_make_case_root, case_input, config)
     try:
         async with AsyncExitStack() as stack:
@@ -75,9 +79,8 @@ async def open_environment(
             workspace.pooled = pooled
             yield workspace
     finally:
-        if pooled:
-            await asyncio.to_thread(PROMPT_DIRECTORIES.give, config.work_root, case_root)
-        elif not config.keep_workdirs:
+        kept = pooled and PROMPT_DIRECTORIES.keep(config.work_root, case_root)
+        if not kept and not config.keep_workdirs:
             await asyncio.to_thread(shutil.rmtree, case_root, True)
 
 

@@ -31,12 +31,17 @@ class DirectoryPool:
         self._free: dict[Path, list[Path]] = {}
         self._lock = threading.Lock()
 
-    def take(self, work_root: Path) -> Path:
-        """A case root with an empty ``work`` directory: a pooled one, else a new one."""
+    def take_free(self, work_root: Path) -> Path | None:
+        """A pooled case root (no file system work: safe on the event loop), or None."""
         with self._lock:
             free = self._free.get(work_root)
-            if free:
-                return free.pop()
+            return free.pop() if free else None
+
+    def take(self, work_root: Path) -> Path:
+        """A case root with an empty ``work`` directory: a pooled one, else a new one."""
+        pooled = self.take_free(work_root)
+        if pooled is not None:
+            return pooled
         work_root.mkdir(parents=True, exist_ok=True)
         root = Path(tempfile.mkdtemp(prefix="prompt-", dir=work_root))
         (root / "work").mkdir(mode=0o700)
@@ -44,13 +49,20 @@ class DirectoryPool:
 
     def give(self, work_root: Path, root: Path) -> None:
         """Keep ``root`` for the next case when it is exactly as made; remove it otherwise."""
+        if not self.keep(work_root, root):
+            shutil.rmtree(root, ignore_errors=True)
+
+    def keep(self, work_root: Path, root: Path) -> bool:
+        """Pool ``root`` when there is room and it is exactly as made (a few reads of two
+        directories' metadata, no writes: safe on the event loop); False: the caller removes
+        it."""
         with self._lock:
             room = len(self._free.get(work_root, [])) < self.limit
         if room and _pristine(root):
             with self._lock:
                 self._free.setdefault(work_root, []).append(root)
-            return
-        shutil.rmtree(root, ignore_errors=True)
+            return True
+        return False
 
     def clear(self) -> None:
         """Remove every pooled directory."""

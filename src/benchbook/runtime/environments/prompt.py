@@ -8,6 +8,7 @@ None when nothing was left.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 from benchbook.contracts.run import EnvSnapshot
@@ -43,10 +44,24 @@ def collect_output(workdir: Path, limit_bytes: int = OUTPUT_LIMIT_BYTES) -> dict
     return output or None
 
 
+def _empty(workdir: Path) -> bool:
+    """Whether ``workdir`` is a directory with nothing in it (False when unreadable: the full
+    collection then decides, and fails, as before)."""
+    try:
+        with os.scandir(workdir) as entries:
+            return next(entries, None) is None
+    except OSError:
+        return False
+
+
 def open_prompt(workdir: Path) -> Workspace:
     """A ready prompt workspace on the (empty) ``workdir``."""
 
     async def snapshot() -> EnvSnapshot:
+        # A directory the harness left empty (every openai harness's) is read on the loop: one
+        # cached listing costs less CPU than a thread hop (bench/openai_harness.py).
+        if _empty(workdir):
+            return EnvSnapshot(output=None)
         return EnvSnapshot(output=await asyncio.to_thread(collect_output, workdir))
 
     return Workspace(workdir=workdir, kind="prompt", snapshot_fn=snapshot)

@@ -18,7 +18,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import openai
-from openai.types.chat import ChatCompletion
 from pydantic import JsonValue
 
 from benchbook.contracts.harness import OpenAIHarness
@@ -109,10 +108,13 @@ async def run_openai(
 
     Returns:
         ``ok`` with a trace of ``messages`` (request + assistant reply), ``usage``
-        (``prompt_tokens`` → ``input_tokens``, ``completion_tokens`` → ``output_tokens``),
-        ``model`` (the configured one, for pricing), ``started_at`` (UTC), ``duration_ms`` and
-        ``answer`` (the reply text); or ``error`` with ``timeout``, ``missing secret NAME`` or
-        ``openai: …`` (:func:`describe_openai_error`). Never raises for a failed call.
+        (``prompt_tokens`` → ``input_tokens``, ``completion_tokens`` → ``output_tokens``; 0
+        when the reply has no ``usage``), ``model`` (the configured one, for pricing),
+        ``started_at`` (UTC), ``duration_ms``, ``answer`` (the reply text) and a ``note`` event
+        (the reply's ``id``, ``served_model``, ``finish_reason``); or ``error`` with
+        ``timeout``, ``missing secret NAME``, ``openai: …`` (:func:`describe_openai_error`) or
+        ``openai: the reply …`` (no choices, not a chat completion). Never raises for a failed
+        call.
     """
     config = harness.config
     started_at = datetime.now(UTC)
@@ -123,21 +125,10 @@ async def run_openai(
     base = {"model": config.model, "started_at": started_at, "duration_ms": duration_ms}
     if isinstance(outcome, str):
         return RuntimeResult(status="error", error=outcome, trace=Trace(messages=messages, **base))
-    choice = outcome.choices[0]
-    answer = choice.message.content or ""
-    usage = outcome.usage
-    note: dict[str, JsonValue] = {
-        "type": "note",
-        "id": outcome.id,
-        "served_model": outcome.model,
-        "finish_reason": choice.finish_reason,
-    }
+    answer, usage, note = outcome
     trace = Trace(
         messages=[*messages, {"role": "assistant", "content": answer}],
-        usage=Usage(
-            input_tokens=usage.prompt_tokens if usage else 0,
-            output_tokens=usage.completion_tokens if usage else 0,
-        ),
+        usage=usage,
         answer=answer,
         events=[note],
         **base,
@@ -145,13 +136,23 @@ async def run_openai(
     return RuntimeResult(status="ok", trace=trace)
 
 
+Reply = tuple[str, Usage, dict[str, JsonValue]]
+"""``(answer, usage, note event)`` of a chat completion."""
+
+
 async def _complete(
     harness: OpenAIHarness,
     messages: list[dict[str, JsonValue]],
     timeout_s: float,
     secrets: Mapping[str, str],
-) -> ChatCompletion | str:
-    """The completion (with at least one choice), or why there is none."""
+) -> Reply | str:
+    """The completion's answer, usage and note, or why there is none.
+
+    The request goes through the client's generic ``post`` (its retries, timeouts, auth and
+    error types, as ``chat.completions.create``), with the body as JSON-ready dicts: the
+    typed-parameter transform and the response model ``create`` adds cost more CPU per case
+    than the rest of a run (``bench/openai_harness.py``) and change nothing for text chat.
+    """
     config = harness.config
     api_key = "EMPTY"
     if config.api_key_secret:
@@ -167,14 +168,56 @@ async def _complete(
         request["temperature"] = config.temperature
     if config.max_tokens is not None:
         request["max_tokens"] = config.max_tokens
-    if config.extra_body:
-        request["extra_body"] = dict(config.extra_body)
+    if config.extra_body:  # merged last, as the client merges ``extra_body``
+        request.update(config.extra_body)
     try:
-        completion: ChatCompletion = await asyncio.wait_for(
-            client.chat.completions.create(**request), timeout=timeout_s
-        )
+        async with asyncio.timeout(timeout_s):
+            body = await client.post(
+                "/chat/completions", body=request, cast_to=object, options=_OPTIONS
+            )
     except TimeoutError:
         return "timeout"
     except Exception as exc:  # any failure of the endpoint is the case's result, not a crash
         return describe_openai_error(exc)
-    return completion if completion.choices else "openai: the reply has no choices"
+    return read_reply(body)
+
+
+# What ``chat.completions.create`` sends with its requests: the bearer key only.
+_OPTIONS: openai.RequestOptions = {"security": {"bearer_auth": True}}
+
+
+def read_reply(body: object) -> Reply | str:
+    """``(answer, usage, note)`` of a chat-completion body (parsed JSON), or why it is not
+    one: ``openai: the reply has no choices`` or ``openai: the reply is not a chat
+    completion: <what is wrong>``. The answer is the first choice's ``message.content``
+    ("" when null); usage tokens are 0 without ``usage``."""
+    if not isinstance(body, dict):
+        return f"openai: the reply is not a chat completion: {str(body)[:200]!r}"
+    choices = body.get("choices")
+    if not choices or not isinstance(choices, list):
+        return "openai: the reply has no choices"
+    choice = choices[0]
+    message = choice.get("message") if isinstance(choice, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(message, dict) or not isinstance(content, str | None):
+        return "openai: the reply is not a chat completion: choices[0].message.content is not text"
+    usage = body.get("usage")
+    tokens: tuple[object, object] = (0, 0)
+    if usage is not None:
+        got = usage if isinstance(usage, dict) else {}
+        tokens = (got.get("prompt_tokens"), got.get("completion_tokens"))
+    if not all(_count(n) for n in tokens):
+        return f"openai: the reply is not a chat completion: usage is {usage!r}"
+    note: dict[str, JsonValue] = {
+        "type": "note",
+        "id": body.get("id"),
+        "served_model": body.get("model"),
+        "finish_reason": choice.get("finish_reason"),
+    }
+    input_tokens, output_tokens = tokens
+    assert isinstance(input_tokens, int) and isinstance(output_tokens, int)  # _count
+    return content or "", Usage(input_tokens=input_tokens, output_tokens=output_tokens), note
+
+
+def _count(n: object) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= 0
