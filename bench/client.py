@@ -1,5 +1,5 @@
 """Client benchmark (issue 16): ``.venv/bin/python -m bench.client [--cases 100000]
-[--backends sqlite,postgresql] [--page-size 1000]``.
+[--backends sqlite,postgresql] [--page-size 1000] [--before SRC]``.
 
 A GSM8K-like dataset of ``--cases`` cases is imported (the ``import`` task of ``bench.tasks``),
 a real ``benchbook serve`` is started on it, and two child processes read every case over HTTP:
@@ -10,7 +10,10 @@ a real ``benchbook serve`` is started on it, and two child processes read every 
   reader that hands out parsed cases can do;
 - **client**: ``Client().cases(ref)`` — the same export streamed (issue 32; keyset pages of
   ``--page-size`` cases before it), each line validated into the ``Case`` contract, nothing
-  kept.
+  kept;
+- **client before** (with ``--before SRC``): the same, with the package imported from another
+  tree's ``src`` (for example main's, from ``git archive main src``), in the same run against the
+  same server, so a change is a ratio against a named baseline.
 
 Each child reports its wall time (first request to last case) and its own peak RSS (``VmHWM``).
 Exits non-zero when the client's peak RSS reaches 150 MB (the issue's bound).
@@ -104,9 +107,12 @@ def api_key(url: str) -> str:
     return key
 
 
-def child(name: str, url: str, ref: str, page_size: int, key: str) -> dict[str, Any]:
-    """Run one reader in a fresh interpreter; its result with ``peak_mb``."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "src")])}
+def child(
+    name: str, url: str, ref: str, page_size: int, key: str, src: Path | None = None
+) -> dict[str, Any]:
+    """Run one reader in a fresh interpreter, importing ``benchbook`` from ``src`` (default
+    this tree's); its result with ``peak_mb``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(src or ROOT / "src")])}
     env["BENCHBOOK_API_KEY"] = key
     code = [sys.executable, "-m", "bench.client", "--child", name, url, ref, str(page_size)]
     out = subprocess.run(code, cwd=ROOT, env=env, capture_output=True)
@@ -154,7 +160,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--cases", type=int, default=100_000)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--page-size", type=int, default=1000)
+    parser.add_argument("--before", type=Path, help="another tree's src/ to time Client.cases of")
     args = parser.parse_args(argv)
+    if args.before and not (args.before / "benchbook" / "client").is_dir():
+        raise SystemExit(f"--before {args.before}: no benchbook/client package there")
     over = False
     with tempfile.TemporaryDirectory(prefix="bench-client-") as tmp:
         work = Path(tmp)
@@ -172,6 +181,9 @@ def main(argv: list[str]) -> int:
                     ref = f"{DATASET}@1.0.0"
                     raw = child("baseline", base, ref, args.page_size, key)
                     parsed = child("parsed", base, ref, args.page_size, key)
+                    before = args.before and child(
+                        "client", base, ref, args.page_size, key, args.before
+                    )
                     mine = child("client", base, ref, args.page_size, key)
                 finally:
                     proc.terminate()
@@ -182,12 +194,19 @@ def main(argv: list[str]) -> int:
                 f"  baseline (httpx JSONL stream): {raw['seconds']:.2f} s, "
                 f"peak {raw['peak_mb']:.0f} MB\n"
                 f"  parsed (httpx + orjson per line, floor): {parsed['seconds']:.2f} s "
-                f"({parsed['seconds'] / raw['seconds']:.1f}x time)\n"
+                f"({parsed['seconds'] / raw['seconds']:.2f}x time)\n"
                 f"  Client.cases (validated Case): {mine['seconds']:.2f} s, "
                 f"peak {mine['peak_mb']:.0f} MB "
-                f"({mine['seconds'] / raw['seconds']:.1f}x time, "
+                f"({mine['seconds'] / raw['seconds']:.2f}x time, "
                 f"{mine['peak_mb'] / raw['peak_mb']:.2f}x memory)"
             )
+            if before:
+                assert before["cases"] == args.cases, before
+                print(
+                    f"  Client.cases before ({args.before}): {before['seconds']:.2f} s "
+                    f"({before['seconds'] / raw['seconds']:.2f}x time; "
+                    f"now {mine['seconds'] / before['seconds']:.2f}x of before)"
+                )
             over = over or mine["peak_mb"] >= PEAK_LIMIT_MB
     print(f"load average {os.getloadavg()}")
     if over:

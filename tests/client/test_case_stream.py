@@ -1,7 +1,9 @@
 """``Client.cases`` reads the JSONL export of a real ``benchbook serve`` (both backends, the
 package's ``live`` server) through a TCP proxy that cuts the export's connections part-way:
 the client resumes after the last whole case, with neither duplicates nor gaps, and gives up
-with ``Unavailable`` when the stream keeps dropping without a new case."""
+with ``Unavailable`` when the stream keeps dropping without a new case. ``CaseLines`` alone: lines
+split across chunks at every byte, and a bad line named by pydantic as ``Case.model_validate_json``
+names it, after the cases before it were handed out."""
 
 from __future__ import annotations
 
@@ -12,9 +14,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from urllib.parse import urlsplit
 
+import orjson
 import pytest
+from pydantic import ValidationError
 
 from benchbook.client import AsyncClient, Client, Unavailable
+from benchbook.client._stream import CaseLines
+from benchbook.contracts import Case
+from benchbook.errors import BenchbookError
 from tests.client.conftest import Live, case
 
 N_CASES = 3000
@@ -155,3 +162,49 @@ def test_a_stream_that_keeps_dropping_without_a_new_case_is_unavailable(
         for c in client.cases("many"):
             seen.append(c.id)
     assert seen == many[: len(seen)] and 0 < len(seen) < N_CASES
+
+
+def _lines(n: int) -> list[bytes]:
+    return [orjson.dumps(case(f"c{i}", f"what is {i} + {i}?", 2 * i)) for i in range(n)]
+
+
+def test_a_line_split_across_chunks_at_any_byte_gives_the_same_cases() -> None:
+    lines = _lines(3)
+    body = b"\n".join(lines) + b"\n"
+    want = [Case.model_validate_json(line) for line in lines]
+    for cut in range(1, len(body)):
+        reader = CaseLines(3)
+        got = [*reader.feed(body[:cut]), *reader.feed(body[cut:])]
+        assert got == want, cut
+        assert reader.received == 3 and reader.done()
+
+
+def test_a_bad_line_inside_a_chunk_fails_as_case_validation_after_the_cases_before_it() -> None:
+    lines = _lines(5)
+    bad = orjson.dumps({**orjson.loads(lines[2]), "timeout_s": 0, "extra": 1})
+    lines[2] = bad
+    reader = CaseLines(5)
+    got: list[str] = []
+    with pytest.raises(ValidationError) as err:
+        for c in reader.feed(b"\n".join(lines) + b"\n"):
+            got.append(c.id)
+    with pytest.raises(ValidationError) as alone:
+        Case.model_validate_json(bad)
+    assert got == ["c0", "c1"] and reader.received == 2
+    assert err.value.title == alone.value.title == "Case"
+    assert err.value.errors() == alone.value.errors()
+    assert {e["loc"] for e in err.value.errors()} == {("timeout_s",), ("extra",)}
+
+
+def test_more_lines_than_the_version_holds_is_an_error_before_any_is_validated() -> None:
+    reader = CaseLines(2)
+    with pytest.raises(BenchbookError, match="more than the version's 2 cases"):
+        list(reader.feed(b"\n".join(_lines(3)) + b"\n"))
+    assert reader.received == 0
+
+
+def test_a_stream_that_ends_inside_a_line_is_an_error() -> None:
+    reader = CaseLines(1)
+    assert list(reader.feed(_lines(1)[0] + b"\n" + b'{"id": "c1"')) != []
+    with pytest.raises(BenchbookError, match="ended inside a line"):
+        reader.done()

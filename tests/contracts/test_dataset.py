@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import unicodedata
 from typing import Any
 
 import pytest
@@ -18,6 +20,7 @@ from benchbook.contracts import (
     PromptEnv,
     RepoEnv,
 )
+from benchbook.contracts.common import CONTROL_CHAR_RE
 
 
 def _case(case_id: str = "c1", **extra: Any) -> dict[str, Any]:
@@ -260,3 +263,9 @@ def test_a_metadata_number_that_json_cannot_hold_is_rejected(value: object) -> N
     with pytest.raises(ValidationError) as err:
         Case.model_validate(_case(metadata={"score": value}))
     assert all(p.startswith("metadata.score") for p in _error_paths(err.value))
+
+
+def test_the_control_character_check_refuses_exactly_unicode_category_cc() -> None:
+    refused = {cp for cp in range(sys.maxunicode + 1) if CONTROL_CHAR_RE.search(chr(cp))}
+    cc = {cp for cp in range(sys.maxunicode + 1) if unicodedata.category(chr(cp)) == "Cc"}
+    assert refused == cc

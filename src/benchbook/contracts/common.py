@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import unicodedata
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
@@ -66,9 +65,15 @@ def _check_http_url(value: str) -> str:
     return url
 
 
+#: Unicode category Cc, exactly: C0 controls, DEL and C1 controls (a test checks every code
+#: point against ``unicodedata``). One regex search instead of a category look-up per character:
+#: it is the costliest Python check of a ``Case`` (1.5 of 6.6 µs a case, issue 32).
+CONTROL_CHAR_RE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
 def _check_no_control_chars(value: str) -> str:
     # Ids are stored as raw text: PostgreSQL refuses NUL, and tabs or newlines break URLs.
-    if any(unicodedata.category(ch) == "Cc" for ch in value):
+    if CONTROL_CHAR_RE.search(value):
         raise ValueError("may not contain control characters (NUL, tab, newline …)")
     return value
 
