@@ -427,8 +427,8 @@ def test_postgresql_copies_new_bodies_straight_in_and_stages_only_after_a_confli
 def test_postgresql_bodies_keep_their_characters_under_another_client_encoding(
     backend: str, engine: Engine
 ) -> None:
-    """The body bytes go out as they are only under a UTF-8 client encoding; under another one
-    they are sent as text, which the driver encodes."""
+    """Bodies are sent as text the driver encodes in the client encoding, so one that is not
+    UTF-8 stores the same characters (raw UTF-8 bytes sent under LATIN1 would store 'cafÃ©')."""
     if backend != "postgresql":
         pytest.skip("client encodings are PostgreSQL's")
     body = orjson.dumps({"id": "x", "task": "café"})
