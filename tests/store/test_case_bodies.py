@@ -389,3 +389,53 @@ def test_a_failure_after_written_batches_rolls_back_to_the_stored_data(
         assert conn.execute(select(case_bodies).order_by(case_bodies.c.id)).all() == bodies_before
         assert _count(conn, version_cases) == 50 and _count(conn, dataset_versions) == 1
         assert _links(conn, pk) == [(f"a{n}", n) for n in range(50)]
+
+
+def _stage_table(conn: Connection) -> object:
+    return conn.scalar(text("SELECT to_regclass('pg_temp.bb_stage_bodies')"))
+
+
+def test_postgresql_copies_new_bodies_straight_in_and_stages_only_after_a_conflict(
+    backend: str, engine: Engine
+) -> None:
+    """New bodies go in by one ``COPY`` (no staging table, no ``ON CONFLICT`` insert: ~0.6 s of
+    a 100k import); a batch with a stored body is rolled back to its savepoint and staged,
+    leaving what the transaction wrote before intact."""
+    if backend != "postgresql":
+        pytest.skip("the staging table is PostgreSQL's")
+    first = [_numbered(f"a{n}", n) for n in range(PG_BATCH_ROWS + 3)]
+    second = [_numbered(f"b{n}", n) for n in (7, 900_001, PG_BATCH_ROWS + 1)]
+    with engine.begin() as conn:
+        pk = _version(conn, "1.0.0")
+        list(repo.write_cases(conn, pk, iter(first)))
+        assert _stage_table(conn) is None
+        pk2 = _version(conn, "2.0.0")
+        list(repo.write_cases(conn, pk2, iter(second)))
+        assert _stage_table(conn) is not None
+    with engine.connect() as conn:
+        assert _links(conn, pk) == [(f"a{n}", n) for n in range(PG_BATCH_ROWS + 3)]
+        assert _links(conn, pk2) == [
+            ("b7", 7),
+            ("b900001", 900_001),
+            (f"b{PG_BATCH_ROWS + 1}", PG_BATCH_ROWS + 1),
+        ]
+        assert _count(conn, case_bodies) == PG_BATCH_ROWS + 4
+        before, after = repo.body_index(conn, pk), repo.body_index(conn, pk2)
+    assert after["b7"][1] == before["a7"][1]
+
+
+def test_postgresql_bodies_keep_their_characters_under_another_client_encoding(
+    backend: str, engine: Engine
+) -> None:
+    """Bodies are sent as text the driver encodes in the client encoding, so one that is not
+    UTF-8 stores the same characters (raw UTF-8 bytes sent under LATIN1 would store 'cafÃ©')."""
+    if backend != "postgresql":
+        pytest.skip("client encodings are PostgreSQL's")
+    body = orjson.dumps({"id": "x", "task": "café"})
+    with engine.begin() as conn:
+        conn.exec_driver_sql("SET LOCAL client_encoding TO 'LATIN1'")
+        pk = _version(conn, "1.0.0")
+        list(repo.write_cases(conn, pk, iter([("x", body, sha256_hex(body))])))
+        conn.exec_driver_sql("SET LOCAL client_encoding TO 'UTF8'")
+    with engine.connect() as conn:
+        assert repo.case_page(conn, pk, None, 10) == [(0, "x", body)]
