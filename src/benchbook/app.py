@@ -10,6 +10,9 @@ below them in ``transports/``. OpenAPI is at ``/api/openapi.json``, interactive 
 
 from __future__ import annotations
 
+from functools import partial
+
+import anyio.to_thread
 from fastapi import Depends, FastAPI
 from sqlalchemy import Engine
 
@@ -51,7 +54,15 @@ def create_app(settings: Settings | None = None, engine: Engine | None = None) -
     mount_web(app)
     mount_mcp(app)  # MCP over streamable HTTP at /mcp, run by the app's lifespan
     app.router.on_startup.append(warm_first_views)  # numpy, the compare page's templates
+    app.router.on_startup.append(partial(limit_request_threads, settings.request_threads))
     return app
+
+
+async def limit_request_threads(threads: int) -> None:
+    """Run at most ``threads`` requests at once in this event loop's thread pool (anyio's
+    default limiter, which Starlette and FastAPI run synchronous handlers through; its waiters
+    are served first come, first served). See ``Settings.request_threads``."""
+    anyio.to_thread.current_default_thread_limiter().total_tokens = threads
 
 
 run_mcp_stdio = run_stdio

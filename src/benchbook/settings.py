@@ -57,6 +57,13 @@ class Settings(BaseSettings):
         pricing_file: a pricing table JSON replacing the shipped one (SPEC H.6).
         trace_file_bytes: traces larger than this (uncompressed JSON bytes) are kept as files
             under ``home/traces`` (default 1 MiB).
+        request_threads: how many requests one server process runs at once in its thread pool
+            (default 8; every route and page that reads the database runs there); the others
+            wait in arrival order. Starlette's default is 40: the handlers are Python under one
+            GIL, so 40 interleaved requests each took ~40× its own CPU time, and the heaviest
+            (a run report) set the tail — 50 clients on one process: p99 2.3-2.5 s with 40
+            threads, ~1 s with 4-8 (``bench/load.py``, docs/benchmarks.md). More helps only
+            handlers that wait on the network (a Hugging Face search).
         run_worker: whether ``benchbook serve`` executes queued runs in the background.
         run_lease_s: how long a claim on a run (or an import job) holds without renewal
             (seconds, default 30); once it lapses another server's worker takes the run over.
@@ -127,6 +134,7 @@ class Settings(BaseSettings):
     work_root: Path | None = None
     pricing_file: Path | None = None
     trace_file_bytes: int = 1024 * 1024
+    request_threads: int = Field(default=8, ge=1, le=1000)
     run_worker: bool = True
     run_lease_s: float = Field(default=30.0, gt=0)
     run_lease_renew_s: float = Field(default=10.0, gt=0)
