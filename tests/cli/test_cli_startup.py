@@ -110,6 +110,29 @@ def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
     assert "benchbook.cli.runs" not in modules.split()
 
 
+def test_datasets_list_loads_no_run_module(tmp_path: Path) -> None:
+    """``benchbook datasets list`` reads datasets only: the run contracts, views and scorecards
+    (needed by a dataset timeline that shows runs) stay unloaded (bench/startup.py)."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, "datasets", "list", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    ).stdout
+    listing, modules = out.rsplit("MODULES ", 1)
+    assert listing.strip().startswith("[") or listing.strip().startswith("{")
+    loaded = set(modules.split())
+    assert "benchbook.services.datasets" in loaded
+    run_modules = {
+        "benchbook.contracts.run",
+        "benchbook.services.run_views",
+        "benchbook.store.runs",
+    }
+    assert loaded & run_modules == set()
+
+
 #: A fresh process imports a file the way a user does and reports what it loaded and which
 #: contract models it built (pydantic models are built on first use: ``contracts.common.LAZY``).
 IMPORT_PROBE = """

@@ -39,7 +39,6 @@ from benchbook.services.dataset_cases import get_case as get_case
 from benchbook.services.dataset_cases import get_case_neighbours as get_case_neighbours
 from benchbook.services.dataset_cases import search_cases as search_cases
 from benchbook.services.resolve import own_live_version, resolve_owner, resolve_version
-from benchbook.services.run_views import with_run_status
 from benchbook.services.validation import issues_of, parse_model
 from benchbook.services.version_storage import (
     case_rows,
@@ -342,6 +341,10 @@ def get_dataset_activity(
             before=before,
             limit=limit,
         )
+        # Run views (contracts.run, the scorecards) load only for a timeline that shows a
+        # run: every data command imports this module (`datasets list` start-up, bench.startup).
+        from benchbook.services.run_views import with_run_status
+
         for item in page.items:
             if item.kind == "run" and ctx.allows("runs:read"):
                 item.details = with_run_status(conn, ctx.workspace, item.details)
