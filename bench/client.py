@@ -2,7 +2,8 @@
 [--backends sqlite,postgresql] [--page-size 1000] [--before SRC]``.
 
 A GSM8K-like dataset of ``--cases`` cases is imported (the ``import`` task of ``bench.tasks``),
-a real ``benchbook serve`` is started on it, and two child processes read every case over HTTP:
+a real ``benchbook serve`` is started on it, and one child process per reader below reads
+every case over HTTP:
 
 - **baseline**: bare httpx streaming ``GET …/cases.jsonl`` (the export route), counting lines —
   no parsing, no validation: the least a reader can do;
