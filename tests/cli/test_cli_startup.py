@@ -94,17 +94,19 @@ def test_the_lazy_table_matches_the_command_modules() -> None:
             assert inspect.unwrap(command.callback).__module__ == module.__name__, name
 
 
-def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
-    """A fresh process resolves ``benchbook benchmarks list`` by importing only what it needs."""
-    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
+def _probe(home: Path, *args: str) -> tuple[str, str]:
+    """``benchbook ARGS`` in a fresh process (PROBE) on ``home``: (its output, its modules)."""
+    env = {**os.environ, "BENCHBOOK_HOME": str(home), "DATABASE_URL": ""}
     out = subprocess.run(
-        [sys.executable, "-c", PROBE, "benchmarks", "list", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
+        [sys.executable, "-c", PROBE, *args], capture_output=True, text=True, check=True, env=env
     ).stdout
     listing, modules = out.rsplit("MODULES ", 1)
+    return listing, modules
+
+
+def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
+    """A fresh process resolves ``benchbook benchmarks list`` by importing only what it needs."""
+    listing, modules = _probe(tmp_path, "benchmarks", "list", "--json")
     assert '"gsm8k"' in listing
     assert "benchbook.cli.imports" in modules.split()
     assert "benchbook.cli.runs" not in modules.split()
@@ -113,15 +115,7 @@ def test_a_command_runs_when_resolved_lazily(tmp_path: Path) -> None:
 def test_datasets_list_loads_no_run_module(tmp_path: Path) -> None:
     """``benchbook datasets list`` reads datasets only: the run contracts, views and scorecards
     (needed by a dataset timeline that shows runs) stay unloaded (bench/startup.py)."""
-    env = {**os.environ, "BENCHBOOK_HOME": str(tmp_path), "DATABASE_URL": ""}
-    out = subprocess.run(
-        [sys.executable, "-c", PROBE, "datasets", "list", "--json"],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=env,
-    ).stdout
-    listing, modules = out.rsplit("MODULES ", 1)
+    listing, modules = _probe(tmp_path, "datasets", "list", "--json")
     assert listing.strip().startswith("[") or listing.strip().startswith("{")
     loaded = set(modules.split())
     assert "benchbook.services.datasets" in loaded
