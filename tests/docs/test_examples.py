@@ -210,9 +210,19 @@ def _env(home: Path) -> dict[str, str]:
     return env
 
 
+@dataclass(frozen=True)
+class Demo:
+    """What ``scripts/demo`` makes before it serves, plus an admin API key of
+    ``admin@localhost`` (``benchbook keys create``, once: each page's copy of the home holds
+    it)."""
+
+    home: Path
+    key: str
+
+
 @pytest.fixture(scope="module")
-def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A BENCHBOOK_HOME holding what ``scripts/demo`` makes before it serves."""
+def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """A BENCHBOOK_HOME holding what ``scripts/demo`` makes before it serves, and its key."""
     where = tmp_path_factory.mktemp("demo")
     project = _checkout(where)
     script = (ROOT / "scripts" / "demo").read_text(encoding="utf-8")
@@ -232,7 +242,10 @@ def demo_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     engine = make_engine(f"sqlite:///{home / 'benchbook.db'}")
     bootstrap_admin(engine)  # what the demo's first `serve` does: admin@localhost
     engine.dispose()
-    return home
+    made = subprocess.run(KEY_COMMAND, env=env, capture_output=True, text=True, check=True)
+    key = re.search(r'"key": "([^"]+)"', made.stdout)
+    assert key, made.stdout
+    return Demo(home, key.group(1))
 
 
 def _free_port() -> int:
@@ -254,19 +267,16 @@ SERVED = ("BENCHBOOK_URL", "curl ", "Client(")
 
 
 @pytest.fixture
-def session(demo_home: Path, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Session]:
-    """A fresh copy of the demo home in a fresh checkout, with an admin key in the
+def session(demo_home: Demo, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Session]:
+    """A fresh copy of the demo home in a fresh checkout, with its admin key in the
     environment; served on a free port when the page talks HTTP (a start costs seconds, ~50 s
     on a loaded machine)."""
     page: Path = request.getfixturevalue("page")
     home = tmp_path / "home"
-    shutil.copytree(demo_home, home)
+    shutil.copytree(demo_home.home, home)
     project = _checkout(tmp_path, home)
     env = _env(home)
-    made = subprocess.run(KEY_COMMAND, env=env, capture_output=True, text=True, check=True)
-    key = re.search(r'"key": "([^"]+)"', made.stdout)
-    assert key, made.stdout
-    env["BENCHBOOK_API_KEY"] = key.group(1)
+    env["BENCHBOOK_API_KEY"] = demo_home.key
     if not any(word in page.read_text(encoding="utf-8") for word in SERVED):
         yield Session(project, env)
         return
