@@ -9,6 +9,9 @@ every case over HTTP:
   no parsing, no validation: the least a reader can do;
 - **parsed** (a floor): the same stream, each line parsed with ``orjson.loads`` — the least a
   reader that hands out parsed cases can do;
+- **validated** (a floor): the same stream, each line validated into the ``Case`` contract by
+  its pydantic-core validator (``Case.__pydantic_validator__.validate_json``) — the least a
+  reader that hands out validated ``Case`` objects can do;
 - **client**: ``Client().cases(ref)`` — the same export streamed (issue 32; keyset pages of
   ``--page-size`` cases before it), each line validated into the ``Case`` contract, nothing
   kept;
@@ -89,7 +92,34 @@ def read_parsed(url: str, ref: str, _page_size: int) -> dict[str, Any]:
     return {"cases": n, "seconds": time.perf_counter() - started}
 
 
-READERS = {"client": read_with_client, "baseline": read_raw, "parsed": read_parsed}
+def read_validated(url: str, ref: str, _page_size: int) -> dict[str, Any]:
+    """Stream the JSONL export with bare httpx, validating each whole line into a ``Case``."""
+    import httpx
+
+    from benchbook.contracts import Case
+
+    validate = Case.__pydantic_validator__.validate_json
+    dataset_id, _, version = ref.partition("@")
+    path = f"/api/datasets/{dataset_id}/versions/{version}/cases.jsonl"
+    started = time.perf_counter()
+    n, rest = 0, b""
+    headers = {"authorization": f"Bearer {os.environ['BENCHBOOK_API_KEY']}"}
+    with httpx.stream("GET", url + path, headers=headers, timeout=600) as response:
+        response.raise_for_status()
+        for chunk in response.iter_bytes():
+            *lines, rest = (rest + chunk).split(b"\n")
+            for line in lines:
+                validate(line)
+                n += 1
+    return {"cases": n, "seconds": time.perf_counter() - started}
+
+
+READERS = {
+    "client": read_with_client,
+    "baseline": read_raw,
+    "parsed": read_parsed,
+    "validated": read_validated,
+}
 
 
 def api_key(url: str) -> str:
@@ -182,6 +212,7 @@ def main(argv: list[str]) -> int:
                     ref = f"{DATASET}@1.0.0"
                     raw = child("baseline", base, ref, args.page_size, key)
                     parsed = child("parsed", base, ref, args.page_size, key)
+                    valid = child("validated", base, ref, args.page_size, key)
                     before = args.before and child(
                         "client", base, ref, args.page_size, key, args.before
                     )
@@ -196,6 +227,8 @@ def main(argv: list[str]) -> int:
                 f"peak {raw['peak_mb']:.0f} MB\n"
                 f"  parsed (httpx + orjson per line, floor): {parsed['seconds']:.2f} s "
                 f"({parsed['seconds'] / raw['seconds']:.2f}x time)\n"
+                f"  validated (httpx + Case validator per line, floor): {valid['seconds']:.2f} s "
+                f"({valid['seconds'] / raw['seconds']:.2f}x time)\n"
                 f"  Client.cases (validated Case): {mine['seconds']:.2f} s, "
                 f"peak {mine['peak_mb']:.0f} MB "
                 f"({mine['seconds'] / raw['seconds']:.2f}x time, "
