@@ -6,11 +6,13 @@ import asyncio
 import os
 from pathlib import Path
 
+import pytest
+
 from benchbook.contracts.dataset import PromptEnv
 from benchbook.contracts.harness import CommandHarness
 from benchbook.contracts.run import CaseInput, RuntimeResult
 from benchbook.runtime import RuntimeConfig, open_environment, run_harness
-from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES
+from benchbook.runtime.environments.pool import PROMPT_DIRECTORIES, DirectoryPool
 
 
 def _case(case_id: str) -> CaseInput:
@@ -73,16 +75,40 @@ def test_a_command_harness_leaves_its_private_directory_empty_for_the_next_case(
     runtime_config: RuntimeConfig,
 ) -> None:
     """Issue 32: a pooled prompt directory keeps the command harness's private directory,
-    emptied (no mkdir/rmdir per case); the next case sees only its own ``case.json``."""
+    emptied but for ``case.json`` truncated to zero bytes (no mkdir/rmdir, no create/unlink
+    per case); the next case sees only its own ``case.json``, rewritten in place."""
     script = 'echo > "$BENCHBOOK_ANSWER_FILE"; ls -A "$(dirname "$BENCHBOOK_CASE_FILE")"'
     list_private = _command(script)
     first, result = _run(runtime_config, list_private)
     assert result.status == "ok", result.error
     private = first.parent / "harness"
-    assert private.is_dir() and os.listdir(private) == []
+    assert private.is_dir() and os.listdir(private) == ["case.json"]
+    assert (private / "case.json").stat().st_size == 0
     second, result = _run(runtime_config, list_private)
     assert second == first and result.trace.stdout_tail.split() == ["answer.txt", "case.json"]
     PROMPT_DIRECTORIES.clear()
+
+
+@pytest.mark.parametrize("left", ["bytes", "mode", "directory"])
+def test_a_private_directory_counts_as_empty_only_with_a_zeroed_0600_case_file(
+    tmp_path: Path, left: str
+) -> None:
+    """The pool's rule: ``harness`` may hold ``case.json`` only as a zeroed 0600 regular file."""
+    pool = DirectoryPool()
+    root = pool.take(tmp_path)
+    private = root / "harness"
+    private.mkdir(0o700)
+    case_file = private / "case.json"
+    case_file.touch(0o600)
+    assert pool.keep(tmp_path, root) and pool.take_free(tmp_path) == root
+    if left == "bytes":
+        case_file.write_text("{}")
+    elif left == "mode":
+        case_file.chmod(0o644)
+    else:
+        case_file.unlink()
+        case_file.mkdir(0o700)
+    assert not pool.keep(tmp_path, root)
 
 
 def test_a_private_directory_with_anything_else_left_in_it_is_removed(

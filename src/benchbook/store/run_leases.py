@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, or_, select, update
+from sqlalchemy import Connection, and_, bindparam, func, or_, select, update
 
 from benchbook.store.runs import RUN_COLUMNS, RunRow
 from benchbook.store.tables import runs
@@ -71,6 +71,16 @@ def take_run(
     return conn.execute(stmt).rowcount == 1
 
 
+# Built once: renewing runs with every result batch, and a statement built per call costs its
+# construction and its cache key (bench/command_run.py).
+_RENEW_LEASE = (
+    update(runs)
+    .where(_R.id == bindparam("run_id"), _R.claimed_by == bindparam("worker"))
+    .values(heartbeat_at=bindparam("now"), lease_expires_at=bindparam("lease_until"))
+    .returning(_R.cancel_requested)
+)
+
+
 def renew_lease(
     conn: Connection, run_id: str, worker: str, now: datetime, lease_until: datetime
 ) -> bool | None:
@@ -81,11 +91,6 @@ def renew_lease(
     Returns:
         None when ``worker`` no longer holds the run; else whether a cancel was requested.
     """
-    stmt = (
-        update(runs)
-        .where(_R.id == run_id, _R.claimed_by == worker)
-        .values(heartbeat_at=now, lease_expires_at=lease_until)
-        .returning(_R.cancel_requested)
-    )
-    row = conn.execute(stmt).first()
+    params = {"run_id": run_id, "worker": worker, "now": now, "lease_until": lease_until}
+    row = conn.execute(_RENEW_LEASE, params).first()
     return None if row is None else bool(row[0])

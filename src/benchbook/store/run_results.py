@@ -46,6 +46,16 @@ class ResultRow:
     agent_limit: str | None = None
 
 
+# Built once (a result batch is written per few cases): executed with parameter dicts, a list
+# for executemany.
+_INSERT_RESULTS = insert(case_results)
+_ADD_SPEND = (
+    update(runs)
+    .where(_R.id == bindparam("run_id"))
+    .values(spent_usd=_R.spent_usd + bindparam("spent_usd_delta"))
+)
+
+
 def write_results(
     conn: Connection, run_id: str, scorecard_id: str, rows: Sequence[ResultRow]
 ) -> None:
@@ -55,7 +65,7 @@ def write_results(
         return
     now = utcnow()
     conn.execute(
-        insert(case_results),
+        _INSERT_RESULTS,
         [
             {
                 "run_id": run_id,
@@ -84,7 +94,7 @@ def write_results(
     write_scores(conn, scorecard_id, scored)
     spent = sum(r.cost_usd or 0.0 for r in rows)
     if spent:
-        conn.execute(update(runs).where(_R.id == run_id).values(spent_usd=_R.spent_usd + spent))
+        conn.execute(_ADD_SPEND, {"run_id": run_id, "spent_usd_delta": spent})
 
 
 def done_keys(conn: Connection, run_id: str, statuses: Sequence[str]) -> set[tuple[str, int]]:

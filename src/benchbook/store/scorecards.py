@@ -19,11 +19,14 @@ ScoreRow = tuple[str, int, bool | None, str, str | None]
 """One scorecard row: ``(case_id, sample, passed, scores JSON, grader_error)``."""
 
 
+_INSERT_SCORES = insert(scorecard_scores)  # built once, executed with a list of rows
+
+
 def write_scores(conn: Connection, scorecard_id: str, rows: Sequence[ScoreRow]) -> None:
     """Insert ``(case_id, sample, passed, scores JSON, grader_error)`` rows of one scorecard."""
     if rows:
         conn.execute(
-            insert(scorecard_scores),
+            _INSERT_SCORES,
             [
                 {
                     "scorecard_id": scorecard_id,

@@ -4,7 +4,8 @@ Creating and removing two directories per case cost ~2 ms of disk work on this m
 ``/tmp`` (``bench/runs.py``): more than the rest of a trivial case. A prompt case's directory
 that the harness left exactly as it was made — nothing inside, same mode, not replaced by a
 link — is handed to the next prompt case instead of being removed (with the command harness's
-private directory, emptied, beside it: two directory creations and removals fewer per case);
+private directory, emptied but for a zeroed ``case.json`` rewritten by the next case, beside
+it: two directory creations and removals and a file creation and removal fewer per case);
 anything else is removed as before. Pooled directories have neutral names (``prompt-…``) so no
 case id outlives its case, and the pool is emptied when the process exits.
 """
@@ -19,6 +20,10 @@ import tempfile
 import threading
 from pathlib import Path
 
+#: The one file a command harness's private directory keeps between cases, zeroed: its
+#: ``case.json``, rewritten in place by the next case (``runtime/harnesses/case_file.py``).
+KEPT_CASE_FILE = "case.json"
+KEPT_CASE_FILE_MODE = 0o600
 #: Directories kept per work root (a run's concurrency rarely exceeds it).
 POOL_LIMIT = 64
 
@@ -75,7 +80,9 @@ class DirectoryPool:
 
 def _pristine(root: Path) -> bool:
     """``root`` holds only ``work`` and perhaps ``harness`` (the private directory a command
-    harness empties for the next case), each an empty real directory of mode 0700."""
+    harness empties for the next case), each a real directory of mode 0700: ``work`` empty,
+    ``harness`` empty or holding only ``case.json`` as a zeroed 0600 regular file of one link
+    (:data:`KEPT_CASE_FILE`)."""
     try:
         names = sorted(os.listdir(root))
         if names not in (["work"], ["harness", "work"]):
@@ -84,11 +91,27 @@ def _pristine(root: Path) -> bool:
             info = os.lstat(root / name)
             if not stat.S_ISDIR(info.st_mode) or stat.S_IMODE(info.st_mode) != 0o700:
                 return False
-            if os.listdir(root / name):
+            inside = os.listdir(root / name)
+            if name == "harness" and inside == [KEPT_CASE_FILE]:
+                if not _zeroed(os.path.join(root, name, KEPT_CASE_FILE)):
+                    return False
+            elif inside:
                 return False
         return True
     except OSError:
         return False
+
+
+def _zeroed(path: str) -> bool:
+    """``path`` is a regular file of one link, mode 0600, zero bytes (``lstat``: no symlink
+    followed)."""
+    info = os.lstat(path)
+    return (
+        stat.S_ISREG(info.st_mode)
+        and info.st_nlink == 1
+        and stat.S_IMODE(info.st_mode) == KEPT_CASE_FILE_MODE
+        and info.st_size == 0
+    )
 
 
 PROMPT_DIRECTORIES = DirectoryPool()

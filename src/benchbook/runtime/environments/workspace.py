@@ -28,8 +28,9 @@ class Workspace:
         cdp_relay: ``(port, socket)`` of a browser case: the Unix socket forwarding to
             Chromium's DevTools port, for harnesses without network (``cdp_relay.py``).
         pooled: the case directory goes back to the prompt-directory pool (``pool.py``): a
-            harness may leave its private directory (``<workdir>/../harness``) there empty,
-            for the next case, instead of removing it.
+            harness may leave its private directory (``<workdir>/../harness``) there empty
+            but for a zeroed ``case.json`` (``harnesses/case_file.py``), for the next case,
+            instead of removing it.
     """
 
     workdir: Path

@@ -29,14 +29,16 @@ from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
 from benchbook.errors import InvalidInput
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import relay_argv
+from benchbook.runtime.harnesses.case_file import CASE_FILE_NAME, write_case_file, zero_case_file
 from benchbook.runtime.harnesses.trace_events import apply_events
 from benchbook.runtime.sandbox import SandboxError, SandboxResult, limits_for, run_sandboxed
 from benchbook.runtime.templates import compile_harness_template, render, template_values
 
 #: Bytes of stdout kept for the answer (the end of it when longer).
 STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
-#: The files of the harness's private directory (``BENCHBOOK_*_FILE``).
-_PRIVATE_FILES = ("case.json", "answer.txt", "trace.jsonl")
+#: The files of the harness's private directory (``BENCHBOOK_*_FILE``) removed after each case
+#: (``case.json`` stays, zeroed, for the next case: :mod:`.case_file`).
+_REMOVED_FILES = ("answer.txt", "trace.jsonl")
 
 
 class _Prepared:
@@ -85,7 +87,7 @@ def _prepare(
     env.update(
         {
             "BENCHBOOK_TASK": case_input.task,
-            "BENCHBOOK_CASE_FILE": str(private / "case.json"),
+            "BENCHBOOK_CASE_FILE": str(private / CASE_FILE_NAME),
             "BENCHBOOK_ANSWER_FILE": str(private / "answer.txt"),
             "BENCHBOOK_TRACE_FILE": str(private / "trace.jsonl"),
             "BENCHBOOK_WORKDIR": str(workspace.workdir),
@@ -191,7 +193,11 @@ async def run_command(
     # it held up every other case (bench/command_run.py).
     collected = False
     try:
-        await asyncio.to_thread(_setup, harness, case_input, private, prepared)
+        try:
+            await asyncio.to_thread(_setup, harness, case_input, private, prepared)
+        except OSError as exc:  # case.json refused (a link in its place) or unwritable
+            error = f"cannot write {CASE_FILE_NAME}: {exc.strerror or exc}"
+            return RuntimeResult(status="error", error=error, trace=trace)
         try:
             done = await _execute(harness, case_input, workspace, prepared, private)
         except OSError as exc:
@@ -218,10 +224,11 @@ async def run_command(
 def _setup(
     harness: CommandHarness, case_input: CaseInput, private: Path, prepared: _Prepared
 ) -> None:
-    """Before the process (in a thread): the private directory with ``case.json``, and the
-    harness's script files to bind (:func:`_readable`)."""
+    """Before the process (in a thread): the private directory with ``case.json`` (rewritten
+    in place when a pooled directory kept it: :mod:`.case_file`), and the harness's script
+    files to bind (:func:`_readable`)."""
     private.mkdir(0o700, False, True)
-    (private / "case.json").write_text(case_input.model_dump_json(), encoding="utf-8")
+    write_case_file(str(private / CASE_FILE_NAME), case_input.model_dump_json().encode())
     prepared.readable = _readable(harness.config.argv)
 
 
@@ -230,7 +237,8 @@ def _collect(
 ) -> None:
     """After the process (in a thread): the answer and the trace events into ``trace``, then
     the private directory removed — or only emptied when ``keep_empty`` (a pooled case
-    directory keeps it for the next case; anything but the three files there: removed)."""
+    directory keeps it for the next case, with ``case.json`` zeroed; anything but the three
+    files there, or a ``case.json`` that is not a plain file of its own: removed)."""
     try:
         trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
         apply_events(trace, private / "trace.jsonl")
@@ -240,12 +248,15 @@ def _collect(
 
 
 def _emptied(private: Path) -> bool:
-    """Remove the harness's three files from ``private``; whether it is empty now."""
+    """Remove the answer and trace files from ``private`` and zero ``case.json``; whether only
+    that zeroed file is left (:func:`.case_file.zero_case_file`)."""
     try:
-        for name in _PRIVATE_FILES:
+        for name in _REMOVED_FILES:
             with contextlib.suppress(FileNotFoundError):
                 (private / name).unlink()
-        return not os.listdir(private)
+        return zero_case_file(str(private / CASE_FILE_NAME)) and os.listdir(private) == [
+            CASE_FILE_NAME
+        ]
     except OSError:  # a directory in a file's place, or ``private`` made unreadable
         return False
 
