@@ -35,14 +35,17 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
+def make_engine(
+    url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, *, writer_queue: bool = True
+) -> Engine:
     """Create an engine; for SQLite, make the parent folder and set WAL + foreign keys.
 
     An SQLite write that waits ``busy_timeout_s`` for another writer (a long import) raises
     Unavailable (503 with ``Retry-After``) instead of ``OperationalError: database is
     locked``; reads never wait for a writer (WAL). Writers of one process wait for each other
     first come, first served (``store/sqlite_writers.py``), and that wait counts against
-    ``busy_timeout_s``.
+    ``busy_timeout_s``. ``writer_queue=False`` leaves them to SQLite's busy handler alone
+    (for ``bench/sqlite_writers.py``, which measures the difference).
     """
     url = normalize_url(url)
     parsed = make_url(url)
@@ -51,7 +54,8 @@ def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engi
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": busy_timeout_s})
         event.listen(engine, "handle_error", _writer_busy)
-        queue_writers(engine, busy_timeout_s)
+        if writer_queue:
+            queue_writers(engine, busy_timeout_s)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

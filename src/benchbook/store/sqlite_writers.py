@@ -41,6 +41,7 @@ RETRY_AFTER_S = 5
 NO_WAIT = "benchbook_writer_no_wait"
 """``Connection.info`` key: true while a write must not wait for the queue (``try_write``)."""
 WRITES = frozenset({"INSERT", "UPDATE", "DELETE", "REPLACE", "CREATE", "DROP", "ALTER"})
+_TIMEOUT_MS = "benchbook_busy_timeout_ms"  # Connection.info: the busy timeout last set here
 _LEAD = re.compile(r"(?:\s+|--[^\n]*(?:\n|$)|/\*.*?\*/)*", re.DOTALL)
 _WORD = re.compile(r"[A-Za-z]+")
 
@@ -94,17 +95,18 @@ def _main_keyword(statement: str, start: int) -> str:
 
 class WriterQueue:
     """The FIFO of one database file: connections (DBAPI objects) waiting for, or holding,
-    the right to write."""
+    the right to write. A release hands the turn straight to the next in line (its own
+    event: no herd of woken waiters competing for the GIL)."""
 
     def __init__(self) -> None:
-        self._turn = threading.Condition(threading.Lock())
-        self._waiting: deque[object] = deque()
+        self._lock = threading.Lock()
+        self._waiting: deque[tuple[object, threading.Event]] = deque()
         self.holder: object | None = None
 
     def acquire(self, token: object, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` (0: not at all) for ``token``'s turn; False when it did
         not come. Holding it already returns True at once."""
-        with self._turn:
+        with self._lock:
             if self.holder is token:
                 return True
             if self.holder is None and not self._waiting:
@@ -112,25 +114,24 @@ class WriterQueue:
                 return True
             if timeout_s <= 0:
                 return False
-            deadline = time.monotonic() + timeout_s
-            self._waiting.append(token)
-            while self.holder is not None or self._waiting[0] is not token:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    self._waiting.remove(token)
-                    self._turn.notify_all()  # the next in line may be first now
-                    return False
-                self._turn.wait(left)
-            self._waiting.popleft()
-            self.holder = token
-            return True
+            turn = threading.Event()
+            self._waiting.append((token, turn))
+        turn.wait(timeout_s)
+        with self._lock:
+            if self.holder is token:  # handed over, perhaps just as the wait timed out
+                return True
+            self._waiting.remove((token, turn))
+            return False
 
     def release(self, token: object) -> None:
-        """Give up ``token``'s turn (nothing when it does not hold it)."""
-        with self._turn:
-            if self.holder is token:
-                self.holder = None
-                self._turn.notify_all()
+        """Give up ``token``'s turn to the next in line (nothing when it does not hold it)."""
+        with self._lock:
+            if self.holder is not token:
+                return
+            self.holder = None
+            if self._waiting:
+                self.holder, turn = self._waiting.popleft()
+                turn.set()
 
 
 _queues: dict[str, WriterQueue] = {}
@@ -156,6 +157,7 @@ def queue_writers(engine: Engine, busy_timeout_s: float) -> WriterQueue | None:
     if url.get_backend_name() != "sqlite" or in_memory or database.startswith("file::memory:"):
         return None
     queue = queue_for(database)
+    full_ms = round(busy_timeout_s * 1000)
 
     @event.listens_for(engine, "before_cursor_execute")
     def _before_write(
@@ -169,9 +171,11 @@ def queue_writers(engine: Engine, busy_timeout_s: float) -> WriterQueue | None:
         if not queue.acquire(dbapi, 0 if no_wait else busy_timeout_s):
             waited = "refused at once" if no_wait else f"waited {busy_timeout_s:g} s"
             raise busy_error(f"another write of this process holds the writer queue ({waited})")
-        if not no_wait:
-            left_ms = max(0, int((busy_timeout_s - (time.monotonic() - started)) * 1000))
-            dbapi.execute(f"PRAGMA busy_timeout = {left_ms}")
+        if not no_wait:  # set only when it changes: the full timeout is the connect-time one
+            left_ms = max(0, round((busy_timeout_s - (time.monotonic() - started)) * 1000))
+            if conn.info.get(_TIMEOUT_MS, full_ms) != left_ms:
+                dbapi.execute(f"PRAGMA busy_timeout = {left_ms}")
+                conn.info[_TIMEOUT_MS] = left_ms
 
     def _end(conn: Connection, end: str) -> None:
         """Commit or roll back the DBAPI transaction first (SQLAlchemy's own call after this
