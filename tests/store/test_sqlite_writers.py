@@ -141,6 +141,29 @@ def test_a_wait_longer_than_the_busy_timeout_is_unavailable_naming_the_queue(
     engine.dispose()
 
 
+def test_after_a_wait_in_the_queue_sqlite_may_wait_only_the_rest_of_the_timeout(db: Path) -> None:
+    engine = _engine(db, busy_timeout_s=3.0)
+    holder = _held(engine)
+    seen: list[int] = []
+
+    def write() -> None:
+        with engine.begin() as conn:
+            conn.execute(INSERT, {"n": 1})
+            seen.append(conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one())
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    time.sleep(0.5)
+    holder.commit()
+    holder.close()
+    writer.join(LONG_S)
+    assert seen and 0 < seen[0] <= 2500  # SQLite's own handler (another process) gets the rest
+    with engine.begin() as conn:  # a write that did not wait has the whole timeout again
+        conn.execute(INSERT, {"n": 2})
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one() == 3000
+    engine.dispose()
+
+
 def test_try_write_refuses_at_once_while_another_thread_holds_the_queue(
     engine: Engine,
 ) -> None:

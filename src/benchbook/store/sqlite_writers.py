@@ -19,7 +19,9 @@ transaction and leaves at commit, rollback, close, invalidation or its return to
 - ``:memory:`` databases (one database per connection, nothing to share) skip the queue.
 
 Limits: per process only (another process still meets SQLite's busy handler); writes are
-recognised by keyword, so a ``COMMIT`` sent as SQL text is not seen (use ``conn.commit()``).
+recognised by keyword, so a ``COMMIT`` sent as SQL text is not seen (use ``conn.commit()``),
+nor is a write on a raw DBAPI cursor (an import's bulk load: its transaction queued already, at
+its version row's ``INSERT``).
 """
 
 from __future__ import annotations
