@@ -131,9 +131,11 @@ class WriterQueue:
             if self.holder is not token:
                 return
             self.holder = None
-            if self._waiting:
-                self.holder, turn = self._waiting.popleft()
-                turn.set()
+            if not self._waiting:
+                return
+            self.holder, turn = self._waiting.popleft()
+            turn.set()
+        time.sleep(0)  # hand the GIL over too: the next writer runs now, not in up to 5 ms
 
 
 _queues: dict[str, WriterQueue] = {}
