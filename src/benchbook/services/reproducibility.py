@@ -24,6 +24,7 @@ import platform
 import subprocess
 import sys
 from datetime import UTC, datetime
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +42,13 @@ from benchbook.store import harnesses as harness_repo
 from benchbook.store import runs as repo
 
 
+@cache
 def package_version(name: str) -> str | None:
-    """The installed version of distribution ``name``, None when it is not installed."""
+    """The installed version of distribution ``name``, None when it is not installed.
+
+    Read once per name for the process: the server's own installation does not change while
+    it runs (and a run's record would otherwise cost a metadata scan per package).
+    """
     try:
         return importlib.metadata.version(name)
     except importlib.metadata.PackageNotFoundError:
@@ -109,7 +115,14 @@ def ray_record(run_settings: RunSettings) -> dict[str, Any] | None:
 
 def code_revision() -> str | None:
     """The git commit of the installed source tree, when it is a checkout."""
-    root = Path(__file__).resolve().parents[3]
+    return checkout_revision(Path(__file__).resolve().parents[3])
+
+
+@cache
+def checkout_revision(root: Path) -> str | None:
+    """``git rev-parse HEAD`` of the checkout at ``root`` (None when it is none), asked once per
+    root for the process: only for the server's own source tree, whose HEAD does not move
+    under a running server (never for a user's repository)."""
     try:
         out = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"],

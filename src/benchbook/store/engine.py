@@ -17,6 +17,7 @@ from sqlalchemy.engine import ExceptionContext, make_url
 
 from benchbook.errors import Unavailable
 from benchbook.store.pool_ping import ping_when_idle
+from benchbook.store.sqlite_writers import NO_WAIT, busy_error, queue_writers
 from benchbook.store.tables import DEFAULT_WORKSPACE, SHARED_WORKSPACE, utcnow, workspaces
 
 if TYPE_CHECKING:
@@ -25,8 +26,6 @@ if TYPE_CHECKING:
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 SQLITE_BUSY_TIMEOUT_S = 30.0
 """Default wait of an SQLite write for the writer before giving up (``sqlite_busy_timeout_s``)."""
-RETRY_AFTER_S = 5
-"""``Retry-After`` of a write refused because SQLite's writer stayed busy."""
 
 
 def normalize_url(url: str) -> str:
@@ -36,12 +35,17 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
+def make_engine(
+    url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, *, writer_queue: bool = True
+) -> Engine:
     """Create an engine; for SQLite, make the parent folder and set WAL + foreign keys.
 
     An SQLite write that waits ``busy_timeout_s`` for another writer (a long import) raises
     Unavailable (503 with ``Retry-After``) instead of ``OperationalError: database is
-    locked``; reads never wait for a writer (WAL).
+    locked``; reads never wait for a writer (WAL). Writers of one process wait for each other
+    first come, first served (``store/sqlite_writers.py``), and that wait counts against
+    ``busy_timeout_s``. ``writer_queue=False`` leaves them to SQLite's busy handler alone
+    (for ``bench/sqlite_writers.py``, which measures the difference).
     """
     url = normalize_url(url)
     parsed = make_url(url)
@@ -50,6 +54,8 @@ def make_engine(url: str, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engi
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_engine(url, connect_args={"timeout": busy_timeout_s})
         event.listen(engine, "handle_error", _writer_busy)
+        if writer_queue:
+            queue_writers(engine, busy_timeout_s)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -75,18 +81,17 @@ def _lower_text(value: object) -> object:
 def _writer_busy(context: ExceptionContext) -> None:
     """SQLite's ``database is locked`` (the writer stayed busy past the timeout) → Unavailable,
     once for every caller of the store (SQLAlchemy's ``handle_error`` hook)."""
+    if isinstance(context.original_exception, Unavailable):  # the writer queue's own refusal
+        return
     message = str(context.original_exception)
     if "database is locked" in message or "database is busy" in message:
-        raise Unavailable(
-            "the database is busy with another write (such as a long import); try again "
-            f"in {RETRY_AFTER_S} s",
-            {"retry_after_s": RETRY_AFTER_S},
-        ) from context.original_exception
+        raise busy_error() from context.original_exception
 
 
 def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
     """Run one short bookkeeping ``write`` in its own transaction, giving up at once (False)
-    when SQLite's single writer is busy — e.g. a long import — instead of waiting 30 s.
+    when SQLite's single writer is busy — e.g. a long import, or another thread of this
+    process holding or waiting for it (the writer queue) — instead of waiting 30 s.
 
     For bookkeeping only (a key's last-use stamp): a request must never wait on it. Other
     backends lock rows, not the database, and simply run it.
@@ -98,6 +103,7 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
     with engine.connect() as conn:
         waits_ms = conn.exec_driver_sql("PRAGMA busy_timeout").scalar_one()
         conn.exec_driver_sql("PRAGMA busy_timeout = 0")
+        conn.info[NO_WAIT] = True
         try:
             write(conn)
             conn.commit()
@@ -106,6 +112,7 @@ def try_write(engine: Engine, write: Callable[[Connection], None]) -> bool:
             conn.rollback()
             return False
         finally:
+            conn.info.pop(NO_WAIT, None)
             conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(waits_ms)}")
             conn.commit()
 
