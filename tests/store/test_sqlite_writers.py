@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, create_engine, text
 
 from benchbook.errors import Unavailable
 from benchbook.store.engine import make_engine, try_write
@@ -245,6 +245,4 @@ def test_memory_and_postgresql_engines_have_no_queue() -> None:
     assert queue_writers(memory, 1.0) is None
     with memory.begin() as conn:  # writes still work without one
         conn.exec_driver_sql("CREATE TABLE t (n)")
-    from sqlalchemy import create_engine
-
     assert queue_writers(create_engine("postgresql+psycopg://u@127.0.0.1/x"), 1.0) is None
