@@ -6,7 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import orjson
+from sqlalchemy import Engine
 
+from benchbook.services.run_worker import RunWorker
+from benchbook.settings import Settings
 from tests.cli.conftest import invoke
 from tests.eval.test_runs import arithmetic
 
@@ -139,3 +142,36 @@ def test_a_run_whose_graders_only_measure_prints_no_pass_rate(
     assert "no pass rate: no grader gave a pass/fail verdict" in " ".join(rescored.stdout.split())
     numeric = invoke(cli_env, "runs", "rescore", run["id"], "--grader", "numeric")
     assert "pass rate " in " ".join(numeric.stdout.split())
+
+
+def test_retry_and_resume_in_the_cli_are_never_taken_by_a_serving_worker_first(
+    cli_env: dict[str, str], tmp_path: Path, engine: Engine, settings: Settings
+) -> None:
+    """The CLI requeues a run already held by its own process: a worker polling the same
+    database (``benchbook serve``'s) never sees it queued. Before, a worker polling between
+    the requeue and the CLI's claim took it, and the CLI failed with 409 "claimed by another
+    worker at the same moment" (docs/runs.md's example, once in CI)."""
+    _setup(cli_env, tmp_path)
+    harness = tmp_path / "explode.json"
+    callable_ = "tests.eval.harnesses.agents:explode"
+    body = {
+        "id": "explode",
+        "version": "1.0.0",
+        "kind": "python",
+        "config": {"callable": callable_},
+    }
+    harness.write_bytes(orjson.dumps(body))
+    assert invoke(cli_env, "harnesses", "register", str(harness)).exit_code == 0
+    run = orjson.loads(invoke(cli_env, "run", "sums", "--harness", "explode", "--json").stdout)
+    assert (run["counts"]["done"], run["counts"]["error"]) == (5, 1)  # c1 raises
+    worker = RunWorker(engine, settings, poll_s=0.0005)
+    worker.start()
+    try:
+        for command in ["retry", "resume", "retry", "retry", "resume", "retry"] * 2:
+            result = invoke(cli_env, "runs", command, run["id"], "--json")
+            assert result.exit_code == 0, (command, result.output)
+            again = orjson.loads(result.stdout)
+            assert (again["status"], again["counts"]["done"]) == ("finished", 5)
+    finally:
+        worker.stop()
+        worker.join(5)

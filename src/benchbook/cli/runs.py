@@ -310,8 +310,8 @@ def trace(
     emit_json(run_results.get_run_trace(ctx, run_id, case_id, sample))
 
 
-def _rerun(ctx: Context, run: Run, force: bool, json: bool) -> None:
-    run = _execute(ctx, run, None, force, json)
+def _rerun(ctx: Context, run: Run, force: bool, json: bool, worker: str | None = None) -> None:
+    run = _execute(ctx, run, worker, force, json)
     if json:
         return emit_json(run)
     print_run(ctx, run)
@@ -339,7 +339,7 @@ def resume(
     if current.status in ("queued", "running") and budget_usd is None:
         _rerun(ctx, current, force, json)
     else:
-        _rerun(ctx, runs.resume_run(ctx, run_id, budget_usd), force, json)
+        _requeue_here(ctx, run_id, False, budget_usd, force, json)
 
 
 @runs_app.command()
@@ -350,8 +350,17 @@ def retry(
     json: bool = JSON_OPTION,
 ) -> None:
     """Run a run's errored (case, sample) pairs again, into the same run."""
-    ctx = local_context()
-    _rerun(ctx, runs.retry_run(ctx, run_id, budget_usd), False, json)
+    _requeue_here(local_context(), run_id, True, budget_usd, False, json)
+
+
+def _requeue_here(
+    ctx: Context, run_id: str, retry: bool, budget_usd: float | None, force: bool, json: bool
+) -> None:
+    """Requeue the run already held by this process, then execute it here: a server's worker
+    polling the same database never sees it queued, so it cannot take it first."""
+    worker = run_execution.worker_id(ctx.settings)
+    run = runs.requeue_run(ctx, run_id, retry=retry, budget_usd=budget_usd, holder=worker)
+    _rerun(ctx, run, force, json, worker)
 
 
 @runs_app.command()

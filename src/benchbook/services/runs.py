@@ -322,21 +322,29 @@ def resume_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Ru
         Conflict: the run is executing right now (a live worker holds it).
         Forbidden: the run was started by another user and the caller is no admin.
     """
-    return _requeue(ctx, run_id, ("not_run",), budget_usd)
+    return requeue_run(ctx, run_id, retry=False, budget_usd=budget_usd, holder=None)
 
 
 def retry_run(ctx: Context, run_id: str, budget_usd: float | None = None) -> Run:
     """Run the errored (case, sample) pairs of a run again, into the same run (their stored
     results are deleted first: only the run's starter or an admin may); ``budget_usd`` as in
     :func:`resume_run`."""
-    return _requeue(ctx, run_id, ("error", "not_run"), budget_usd)
+    return requeue_run(ctx, run_id, retry=True, budget_usd=budget_usd, holder=None)
 
 
-def _requeue(
-    ctx: Context, run_id: str, statuses: tuple[str, ...], budget_usd: float | None = None
+def requeue_run(
+    ctx: Context, run_id: str, *, retry: bool, budget_usd: float | None, holder: str | None
 ) -> Run:
-    """Delete the results in ``statuses`` and queue the run (with a new cap when
-    ``budget_usd`` is given); only its starter or an admin (Forbidden otherwise)."""
+    """:func:`retry_run` (``retry``) or :func:`resume_run`, optionally already held by
+    ``holder`` (the CLI executing it in its own process): the run goes from its old state to
+    ``running`` under ``holder`` in one transaction, so a server's worker polling the same
+    database never takes it first. Not an operation.
+
+    Deletes the run's ``not_run`` results (and, with ``retry``, its ``error`` ones) and queues
+    it (with a new cap when ``budget_usd`` is given); only its starter or an admin (Forbidden
+    otherwise).
+    """
+    statuses = ("error", "not_run") if retry else ("not_run",)
     ctx.require("runs:write")
     with ctx.engine.begin() as conn:
         row = load_run(conn, ctx, run_id)
@@ -357,11 +365,11 @@ def _requeue(
             conn,
             run_id,
             **caps,
-            status="queued",
+            status="queued" if holder is None else "running",
             cancel_requested=False,
-            claimed_by=None,
-            heartbeat_at=None,
-            lease_expires_at=None,
+            claimed_by=holder,
+            heartbeat_at=utcnow() if holder else None,
+            lease_expires_at=lease_until(ctx.settings) if holder else None,
             error=None,
             finished_at=None,
         )
