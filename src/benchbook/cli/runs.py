@@ -265,7 +265,12 @@ def results(
         "case", "sample", "status", "passed", "answer", "expected", "extracted", "scores"
     )
     for r in items:
-        scores = ", ".join(f"{s.metric}={numbers.number(s.value)}" for s in r.scores)
+        scores = ", ".join(
+            f"{s.metric}={numbers.number(s.value)}"
+            if s.status == "ok"
+            else f"{s.metric} {s.status}"
+            for s in r.scores
+        )
         answer = " ".join(r.answer.split())
         status = r.status if not r.error else f"{r.status}: {r.error}"
         if r.grader_error:

@@ -3,8 +3,9 @@
 Pairs are matched by ``(case_id, sample)``. Each pair gets one **transition**; the pass-rate
 delta over the pairs both sides have comes with a paired bootstrap interval and an exact McNemar
 p-value; metric, cost, token and latency deltas come from the two scorecards' summaries. When
-the dataset content hashes or the grader (plan) hashes differ the comparison is still computed
-but flagged ``comparable: false`` with the reasons.
+the dataset content hashes or the grader (plan) hashes differ, when a side's graders gave no
+pass/fail, or when no pair is on both sides, the comparison is still computed but flagged
+``comparable: false`` with the reasons.
 """
 
 from __future__ import annotations
@@ -102,13 +103,15 @@ class Comparison(BaseModel):
     Attributes:
         baseline, candidate: the scorecard ids; ``*_run`` their runs, ``*_dataset`` and
             ``*_harness`` their ``id@version``.
-        comparable: False when the dataset content hashes or the plan (grader) hashes differ;
-            ``reasons`` says which, e.g. ``"grader hash differs"``.
+        comparable: False when the dataset content hashes or the plan (grader) hashes differ,
+            when a side's graders gave no pass/fail (only measurements), or when no pair is on
+            both sides; ``reasons`` says which, e.g. ``"grader hash differs"``.
         counts: pairs per transition; ``cases`` every pair (a :class:`CaseTransition` array)
             in baseline order, then the pairs new in the candidate in candidate order.
         paired: pairs present (and not ``not_run``) on both sides; the pass rates, their delta,
-            its interval and the McNemar test use these pairs only.
-        significant: McNemar ``p_value`` < ``alpha``.
+            its interval and the McNemar test use these pairs only. The pass rates, delta and
+            interval are None when ``paired`` is 0 or a side has no pass/fail.
+        significant: McNemar ``p_value`` < ``alpha`` (False without pass rates).
         metrics: per metric both scorecards have, the two means and their delta.
         errors: errored pairs on each side; ``duplicates``: ``case_id#sample`` keys that came
             twice from one side (never from the store, whose key forbids it).

@@ -294,14 +294,26 @@ def _summary_deltas(base: Scorecard, cand: Scorecard) -> dict[str, Any]:
     }
 
 
-def comparability(base: Scorecard, cand: Scorecard) -> list[str]:
+def _measures_only(card: Scorecard) -> bool:
+    """Pairs ran but no grader gave a pass/fail: the scorecard has no pass rate."""
+    return bool(card.n) and card.pass_rate is None
+
+
+def comparability(base: Scorecard, cand: Scorecard, paired: int | None = None) -> list[str]:
     """Why two scorecards are not comparable (empty when they are): different dataset content
-    hashes or different plan (grader) hashes."""
+    hashes or different plan (grader) hashes; a side whose graders gave no pass/fail at all
+    (only measurements: its pass rate is None though pairs ran); no pair on both sides
+    (``paired`` 0: the two ran disjoint subsets, or nothing ran)."""
     reasons = []
     if base.dataset_content_hash != cand.dataset_content_hash:
         reasons.append("dataset content hash differs")
     if base.plan_hash != cand.plan_hash:
         reasons.append("grader hash differs")
+    for side, card in (("baseline", base), ("candidate", cand)):
+        if _measures_only(card):
+            reasons.append(f"the {side} scorecard has no pass/fail (its graders only measure)")
+    if paired == 0:
+        reasons.append("no (case, sample) pair has a result on both sides")
     return reasons
 
 
@@ -341,9 +353,12 @@ def comparison_of(
     fixed, regressed, kept = counts["fixed"], counts["regressed"], counts["still_passing"]
     paired = fixed + regressed + kept + counts["still_failing"]
     passed = (regressed + kept, fixed + kept)  # paired passes: baseline, candidate
-    interval = paired_bootstrap(_tally(p), resamples, seed)
+    # A side without any pass/fail has no pass rate to pair: its pairs read "failed", and a
+    # 0% (or a delta against it) would look like a measured number.
+    rated = paired > 0 and not _measures_only(base) and not _measures_only(cand)
+    interval = paired_bootstrap(_tally(p), resamples, seed) if rated else None
     p_value = mcnemar_exact_p(fixed, regressed)
-    reasons = comparability(base, cand)
+    reasons = comparability(base, cand, paired)
     # model_construct: every value is built above with its field's type; validating 100k
     # case tuples again would add ~0.3 s to a 100k-pair comparison
     return Comparison.model_construct(
@@ -359,13 +374,13 @@ def comparison_of(
         reasons=reasons,
         counts=TransitionCounts(**counts),
         paired=paired,
-        baseline_pass_rate=passed[0] / paired if paired else None,
-        candidate_pass_rate=passed[1] / paired if paired else None,
-        pass_rate_delta=(fixed - regressed) / paired if paired else None,
+        baseline_pass_rate=passed[0] / paired if rated else None,
+        candidate_pass_rate=passed[1] / paired if rated else None,
+        pass_rate_delta=(fixed - regressed) / paired if rated else None,
         delta_interval=interval,
         mcnemar=McNemarTest(fixed=fixed, regressed=regressed, p_value=p_value),
         alpha=ALPHA,
-        significant=p_value < ALPHA,
+        significant=rated and p_value < ALPHA,
         duplicates=p.duplicates,
         cases=p.cases,
         **_summary_deltas(base, cand),

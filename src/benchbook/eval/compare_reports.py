@@ -44,7 +44,7 @@ def _delta_line(delta: Delta, name: str = "") -> str:
 def _interval(c: Comparison) -> str:
     i = c.delta_interval
     if i is None:
-        return "no paired cases"
+        return "no paired cases" if not c.paired else "no pass rate on both sides"
     return (
         f"95% paired bootstrap [{_pct(i.low, True)}, {_pct(i.high, True)}] "
         f"({i.resamples:,} resamples, seed {i.seed})"
@@ -67,10 +67,13 @@ def _points(value: float) -> str:
 
 def verdict_line(c: Comparison) -> str:
     """The one-line verdict: ``−3.1 points, 95% CI [−5.0, −1.2], McNemar p = 0.002:
-    significant drop`` (``no paired cases`` when nothing pairs). Significance is McNemar's
+    significant drop`` (``no paired cases`` when nothing pairs, ``no pass rate on both sides``
+    when a side's graders only measure). Significance is McNemar's
     exact test at ``c.alpha``; the interval is the paired bootstrap's."""
     delta = c.pass_rate_delta
     if delta is None:
+        if c.paired:
+            return "no pass rate on both sides (a side's graders only measure): nothing to compare"
         return "no paired cases: nothing to compare"
     i = c.delta_interval
     interval = f", 95% CI [{_points(i.low)}, {_points(i.high)}]" if i is not None else ""

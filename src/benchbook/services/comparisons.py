@@ -237,7 +237,9 @@ def list_paired_results(
         sides = ((0, comparison.baseline), (1, comparison.candidate))
         for side, scorecard_id in sides:
             _, run = load_scorecard(conn, ctx, scorecard_id)
-            for key, row in result_pages.results_for(conn, run.id, scorecard_id, case_ids).items():
+            own = scorecard_id == run.scorecard_id
+            found = result_pages.results_for(conn, run.id, scorecard_id, own, case_ids)
+            for key, row in found.items():
                 out.setdefault(key, [None, None])[side] = _result(row)
     return {key: (pair[0], pair[1]) for key, pair in out.items()}
 

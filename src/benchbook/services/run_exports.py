@@ -4,7 +4,8 @@ score of one scorecard, tokens, cost, latency and error — streamed a page at a
 
 Columns: ``case_id, sample, status, passed, answer, error, cost_usd, input_tokens,
 output_tokens, duration_ms``, then ``score.<metric>`` for each metric the scorecard summarizes
-(sorted), so every row of a file has the same columns.
+(sorted), so every row of a file has the same columns; a score that was skipped or could not
+be graded is blank there, like a metric the row has no score for.
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ def _row(r: Any, metrics: list[str]) -> Row:
     row = {name: rec[name] for name, _ in BASE_COLUMNS}
     if row["status"] == "not_run":
         row["passed"] = None
-    values = {s["metric"]: s["value"] for s in orjson.loads(rec["scores"] or "[]")}
+    scores = orjson.loads(rec["scores"] or "[]")
+    # A skipped or errored score's value (0.0) measured nothing: blank, as a missing metric.
+    values = {s["metric"]: s["value"] for s in scores if s.get("status", "ok") == "ok"}
     for metric in metrics:
         row[SCORE_PREFIX + metric] = values.get(metric)
     return row

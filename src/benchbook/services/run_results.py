@@ -219,7 +219,8 @@ def get_run_result(
     with ctx.engine.connect() as conn:
         row = load_run(conn, ctx, run_id)
         card_id = _scorecard_of(conn, row, scorecard)
-        found = result_pages.scored_result(conn, run_id, card_id, case_id, sample)
+        own = card_id == row.scorecard_id
+        found = result_pages.scored_result(conn, run_id, card_id, own, case_id, sample)
     if found is None:
         raise NotFound(
             f"no result for case {case_id!r} sample {sample} in run {run_id}",

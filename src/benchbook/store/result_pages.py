@@ -15,6 +15,15 @@ _C = case_results.c
 _SS = scorecard_scores.c
 
 
+def card_verdict(own: bool, result_passed: Any, score_passed: Any) -> Any:
+    """A result's verdict under a scorecard: under the run's own (``own``), the result's own
+    ``passed``; under any other (a rescore, an imported report), that scorecard's score row's
+    ``passed`` alone — None (no verdict) when its graders gave none or it has no row for the
+    result, never the run's own verdict in its place (a rescore with only measuring graders
+    once listed the original run's passes)."""
+    return result_passed if own else score_passed
+
+
 def _after(after: tuple[int, int] | None) -> list[Any]:
     """The keyset condition "after ``(position, sample)``" with a range on ``position``, so
     the planner walks ``ix_case_results_order`` (a bare ``run_id = ?`` lets SQLite pick the
@@ -88,7 +97,7 @@ def _baseline_passed(query: ResultQuery, source: Any) -> tuple[Any, Any]:
             bs.c.scorecard_id == base_card, bs.c.case_id == b.c.case_id, bs.c.sample == b.c.sample
         )
         source = source.outerjoin(bs, on_bs)
-        passed = func.coalesce(bs.c.passed, b.c.passed)
+        passed = bs.c.passed
     return source, and_(b.c.status == "ok", passed.is_(True))
 
 
@@ -103,7 +112,7 @@ def _outcome_filter(query: ResultQuery) -> tuple[Any, list[Any]]:
             _SS.sample == _C.sample,
         )
         source = source.outerjoin(scorecard_scores, on)
-        passed, grader_error = func.coalesce(_SS.passed, _C.passed), _SS.grader_error
+        passed, grader_error = _SS.passed, _SS.grader_error
     done = _C.status != "not_run"
     passed_now = and_(_C.status == "ok", passed.is_(True))
     if query.outcome in ("regressed", "fixed"):
@@ -136,8 +145,9 @@ def scored_result_page(
 ) -> list[Any]:
     """A page of results (no traces) in dataset order after the keyset ``(position,
     sample)``, filtered by ``query``, each with its scores JSON, ``passed`` and
-    ``grader_error`` under ``query.scorecard_id`` (``scores`` None without a score row; then
-    the result's own ``passed``). With ``max_chars`` the page also stops before its answers,
+    ``grader_error`` under ``query.scorecard_id`` (``scores`` None without a score row;
+    ``passed`` the result's own under the run's own scorecard, else the scorecard's verdict:
+    :func:`card_verdict`). With ``max_chars`` the page also stops before its answers,
     errors and scores pass that many characters (at least one result), decided from their
     lengths before any of them is read (issue 27: 300 answers of 1 MB cost 1 GB).
 
@@ -175,7 +185,7 @@ def scored_result_page(
     stmt = (
         select(
             *shown,
-            func.coalesce(ss.c.passed, page.c.passed).label("passed"),
+            card_verdict(query.own, page.c.passed, ss.c.passed).label("passed"),
             ss.c.scores,
             ss.c.grader_error,
         )
@@ -223,10 +233,11 @@ def iter_results(
 
 
 def scored_result(
-    conn: Connection, run_id: str, scorecard_id: str | None, case_id: str, sample: int
+    conn: Connection, run_id: str, scorecard_id: str | None, own: bool, case_id: str, sample: int
 ) -> Any | None:
     """One result with its trace columns (``trace``, ``trace_path``) and its ``scores`` JSON
-    under ``scorecard_id`` (the columns of :func:`scored_result_page`), or None."""
+    under ``scorecard_id`` (the columns of :func:`scored_result_page`; ``own``: the run's own
+    scorecard), or None."""
     ss = scorecard_scores.alias("ss")
     on = and_(ss.c.scorecard_id == scorecard_id, ss.c.case_id == _C.case_id)
     stmt = (
@@ -237,7 +248,7 @@ def scored_result(
             _C.status,
             _C.error,
             _C.answer,
-            func.coalesce(ss.c.passed, _C.passed).label("passed"),
+            card_verdict(own, _C.passed, ss.c.passed).label("passed"),
             _C.cost_usd,
             _C.duration_ms,
             ss.c.scores,
@@ -252,7 +263,7 @@ def scored_result(
 
 
 def results_for(
-    conn: Connection, run_id: str, scorecard_id: str, case_ids: Sequence[str]
+    conn: Connection, run_id: str, scorecard_id: str, own: bool, case_ids: Sequence[str]
 ) -> dict[tuple[str, int], Any]:
     """``(case_id, sample) → (case_id, sample, position, status, error, answer, passed, scores,
     cost_usd, duration_ms)`` of the run's results for ``case_ids`` (every sample) under one
@@ -271,7 +282,7 @@ def results_for(
             _C.status,
             _C.error,
             _C.answer,
-            func.coalesce(_SS.passed, _C.passed).label("passed"),
+            card_verdict(own, _C.passed, _SS.passed).label("passed"),
             _SS.scores,
             _C.cost_usd,
             _C.duration_ms,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, select
+from sqlalchemy import Connection, and_, select
 
 from benchbook.store.result_pages import _after as keyset_after
+from benchbook.store.result_pages import card_verdict
 from benchbook.store.tables import case_results, scorecard_scores
 
 _C = case_results.c
@@ -28,7 +29,7 @@ def export_page(
     without a row) and ``passed`` its verdict (``own``: the run's own scorecard, whose verdict
     is the result's)."""
     on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id, _SS.sample == _C.sample)
-    passed = _C.passed if own else func.coalesce(_SS.passed, _C.passed)
+    passed = card_verdict(own, _C.passed, _SS.passed)
     stmt = (
         select(
             _C.case_id,

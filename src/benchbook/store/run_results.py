@@ -206,7 +206,7 @@ def outcomes_of(
     passed: Any = _C.passed
     source: Any = case_results
     if not own:
-        passed = func.coalesce(_SS.passed, _C.passed)
+        passed = _SS.passed  # the scorecard's own verdict: result_pages.card_verdict
         on = and_(_SS.scorecard_id == scorecard_id, _SS.case_id == _C.case_id)
         source = case_results.outerjoin(scorecard_scores, and_(on, _SS.sample == _C.sample))
     outcome = case(
