@@ -99,3 +99,17 @@ def test_the_migration_drops_only_the_vectors_of_other_scorecards(rctx: Context)
     command.upgrade(config, "head")
     with rctx.engine.connect() as conn:
         assert list(conn.execute(stored).scalars()) == [run.scorecard_id]
+
+
+def test_a_scorecard_compared_with_itself_says_so(rctx: Context) -> None:
+    """``benchbook compare --baseline baseline $RUN`` right after tagging ``$RUN`` baseline
+    printed "passed" without a word that both sides were one scorecard."""
+    ds.register_dataset(rctx, arithmetic(n=2))
+    run = run_to_end(rctx, python_harness(rctx, "add"))
+    scorecards.set_scorecard_tags(rctx, run.scorecard_id, ["baseline"])
+    found = comparisons.compare_scorecards(rctx, "baseline", run.id)
+    assert found.comparable and found.paired == 2
+    assert found.notes == [
+        f"the baseline and the candidate are the same scorecard ({run.scorecard_id}): nothing"
+        " can differ; compare another run against it"
+    ]

@@ -4,6 +4,8 @@ plans never ranked together, and a workspace's runs never on another's board."""
 
 from __future__ import annotations
 
+import hashlib
+
 import pytest
 
 from benchbook.contracts.dataset import GraderSpec
@@ -199,3 +201,45 @@ def test_a_subset_run_is_never_ranked_with_full_runs_nor_hides_them(ctx: Context
     assert subset.partial and subset.frontier == []
     assert sorted(r.harness for r in subset.rows) == ["mid@1.0.0", "solo@1.0.0"]
     assert all(r.cases == 1 and r.dataset_cases == 10 and r.partial for r in subset.rows)
+
+
+def test_subset_runs_over_different_cases_are_ranked_in_groups_of_their_own(
+    ctx: Context,
+) -> None:
+    """A new user's trial: with ``--include-partial`` a 1-case run on c4 (100%) was ranked
+    above a 1-case run on c1 (0%) in one "subset" group, and a harness's newest 1-case run hid
+    its older 200-case one; without it, an empty board said "no finished runs"."""
+    from benchbook.contracts.run import ReportedResult, ReportRunRequest
+    from benchbook.services import run_reports
+    from benchbook.services.leaderboards import subset_of
+
+    def one(harness: str, *answers: tuple[str, str]) -> None:
+        results = [ReportedResult(case_id=c, sample=0, answer=a) for c, a in answers]
+        request = ReportRunRequest(dataset="board", harness=harness, results=results)
+        run_reports.report_run(ctx, request)
+
+    from benchbook.services import datasets as ds
+    from tests.eval.test_runs import arithmetic
+
+    ds.register_dataset(ctx, arithmetic("board", n=10))
+    one("last@1.0.0", *((f"c{i}", str(i + 1)) for i in range(5)))  # c0..c4, all right
+    one("first@1.0.0", *((f"c{i}", "-1") for i in range(5)))  # c0..c4, all wrong
+    one("last@1.0.0", ("c4", "5"))  # newer, another subset
+    one("first@1.0.0", ("c1", "-1"))
+    empty = get_leaderboard(ctx, "board")
+    assert (empty.groups, empty.partial_hidden) == ([], 4)
+    board = get_leaderboard(ctx, "board", include_partial=True)
+    assert board.partial_hidden == 0
+    named = {g.subset: [(r.harness, r.pass_rate) for r in g.rows] for g in board.groups}
+    five = hashlib.sha256(b'["c0","c1","c2","c3","c4"]').hexdigest()[:8]
+    assert named == {
+        f"case ids c0, c1, c2 … (+2) [{five}]": [
+            ("last@1.0.0", 1.0),
+            ("first@1.0.0", 0.0),
+        ],
+        "case ids c4": [("last@1.0.0", 1.0)],
+        "case ids c1": [("first@1.0.0", 0.0)],
+    }
+    assert all(g.partial and g.frontier == [] for g in board.groups)
+    assert subset_of('{"tags": ["b", "a"], "limit": 200}') == "tags a, b · first 200 cases"
+    assert subset_of("{}") == "a subset"

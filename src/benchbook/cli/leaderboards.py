@@ -54,11 +54,21 @@ def leaderboard(
 def print_leaderboard(board: Leaderboard) -> None:
     """One table per grader plan; ``*`` marks the cost–accuracy frontier."""
     if not board.groups:
-        console.print(cell(f"no finished runs of {board.dataset} yet"))
+        hidden = board.partial_hidden
+        if hidden:
+            runs = "run" if hidden == 1 else "runs"
+            console.print(
+                cell(
+                    f"no run of {board.dataset} over all its cases yet; {hidden:,} subset"
+                    f" {runs} (--include-partial shows them, ranked apart)"
+                )
+            )
+        else:
+            console.print(cell(f"no finished runs of {board.dataset} yet"))
         return
     for group in board.groups:
         graders = ", ".join(group.graders) or "the cases' own graders"
-        subset = " · subset runs, ranked apart" if group.partial else ""
+        subset = f" · subset: {group.subset}, ranked apart" if group.partial else ""
         console.print(cell(f"{board.dataset} · plan {group.plan_hash[:12]} ({graders}){subset}"))
         table = make_table(
             "#",

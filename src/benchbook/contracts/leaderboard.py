@@ -77,7 +77,8 @@ class LeaderboardGroup(BaseModel):
     """Rows graded under one plan (``plan_hash``); ``graders`` names the plan's grader ids
     (``numeric``, ``judge`` …) for its label; ``frontier`` lists its frontier's scorecard ids
     cheapest first; ``partial``: rows over a subset of the cases (ranked apart from full runs,
-    no frontier)."""
+    no frontier), one group per subset: ``subset`` names it (``first 200 cases``, ``case ids
+    gsm8k-4``, ``tags hard``), so runs over different cases are never ranked together."""
 
     model_config = STRICT
     plan_hash: str
@@ -85,10 +86,13 @@ class LeaderboardGroup(BaseModel):
     rows: list[LeaderboardRow]
     frontier: list[str] = Field(default_factory=list)
     partial: bool = False
+    subset: str | None = None
 
 
 class Leaderboard(BaseModel):
-    """The board of one dataset version (``dataset`` = ``id@version``): groups largest first."""
+    """The board of one dataset version (``dataset`` = ``id@version``): groups largest first;
+    ``partial_hidden``: subset scorecards left off (without ``include_partial``), so an empty
+    board can say that subset runs exist."""
 
     model_config = STRICT
     dataset: str
@@ -99,3 +103,4 @@ class Leaderboard(BaseModel):
     include_partial: bool = False
     dataset_cases: NonNegativeInt = 0
     groups: list[LeaderboardGroup]
+    partial_hidden: NonNegativeInt = 0

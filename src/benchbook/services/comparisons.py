@@ -137,13 +137,19 @@ def compare_scorecards(
 
 def _with_origins(c: Comparison, base_run: repo.RunRow, cand_run: repo.RunRow) -> Comparison:
     """``c`` with each side's origin, and a note for each side not executed here (a reported
-    baseline is never taken silently, whatever tag points at it)."""
+    baseline is never taken silently, whatever tag points at it) and when both sides are one
+    scorecard."""
     notes = [
         f"the {side} was {run.origin} by {run.reported_by or 'unknown'} (run {run.id}), not"
         " executed by this server"
         for side, run in (("baseline", base_run), ("candidate", cand_run))
         if run.origin != "native"
     ]
+    if c.baseline == c.candidate:  # e.g. the run just tagged ``baseline`` compared with its tag
+        notes.append(
+            f"the baseline and the candidate are the same scorecard ({c.baseline}): nothing"
+            " can differ; compare another run against it"
+        )
     return c.model_copy(
         update={
             "baseline_origin": base_run.origin,

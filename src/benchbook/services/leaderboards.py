@@ -23,6 +23,7 @@ from benchbook.contracts.leaderboard import (
     LeaderboardSort,
 )
 from benchbook.contracts.run import Interval
+from benchbook.datasets import identity
 from benchbook.datasets.versions import LATEST
 from benchbook.errors import InvalidInput
 from benchbook.eval.frontier import pareto_frontier
@@ -56,8 +57,9 @@ def get_leaderboard(
             first), ``date`` (newest first) or ``harness`` (by id@version).
         tag: only scorecards holding this tag; ``plan``: only plan hashes starting with this.
         include_partial: also show scorecards over fewer cases than the version has (a
-            ``--limit`` or ``--case-id`` subset), in groups of their own (``partial``), never
-            ranked with full runs. Without it, ``latest`` and ``best`` consider only scorecards
+            ``--limit`` or ``--case-id`` subset), in groups of their own (``partial``), one
+            per selection of cases (:func:`subset_of`), never ranked with full runs or with
+            runs over other cases. Without it, ``latest`` and ``best`` consider only scorecards
             covering the whole version, so a subset run never hides a full one.
 
     Returns:
@@ -89,24 +91,27 @@ def get_leaderboard(
             plan_prefix=plan or None,
         )
         tags = scorecard_tags_of(conn, [h.id for h in heads])
-    rows_by_plan: dict[tuple[bool, str], list[LeaderboardRow]] = {}
+    rows_by_plan: dict[tuple[str | None, str], list[LeaderboardRow]] = {}
     graders: dict[str, list[str]] = {}
-    newest: set[tuple[bool, str, str]] = set()
+    newest: set[tuple[str | None, str, str]] = set()
+    hidden = 0
     for head in heads:  # newest first
         row = _row(head, tags.get(head.id, []), found.case_count)
         if row.partial and not include_partial:
+            hidden += 1
             continue
-        key = (row.partial, head.plan_hash, row.harness)
+        subset = subset_of(head.settings) if row.partial else None
+        key = (subset, head.plan_hash, row.harness)
         if select == "latest" and key in newest:
             continue
         newest.add(key)
-        rows_by_plan.setdefault((row.partial, head.plan_hash), []).append(row)
+        rows_by_plan.setdefault((subset, head.plan_hash), []).append(row)
         graders[head.plan_hash] = [g["id"] for g in orjson.loads(head.plan).get("graders", [])]
     groups = [
-        _group(h, graders[h], rows, select, sort, partial)
-        for (partial, h), rows in rows_by_plan.items()
+        _group(h, graders[h], rows, select, sort, subset)
+        for (subset, h), rows in rows_by_plan.items()
     ]
-    groups.sort(key=lambda g: (g.partial, -len(g.rows)))
+    groups.sort(key=lambda g: (g.partial, -len(g.rows), g.subset or ""))
     return Leaderboard(
         dataset=f"{dataset_id}@{found.version}",
         select=select,
@@ -116,7 +121,32 @@ def get_leaderboard(
         include_partial=include_partial,
         dataset_cases=found.case_count,
         groups=groups,
+        partial_hidden=hidden,
     )
+
+
+SHOWN_IDS = 3
+"""Case ids a subset's name lists before counting the rest."""
+
+
+def subset_of(settings_json: str) -> str:
+    """The name of the cases a run selected, from its settings (``case_ids``, ``tags``,
+    ``limit``, applied in that order): ``case ids a, b, c … (+7) [digest]``, ``tags hard``,
+    ``first 200 cases``, joined with `` · ``; ``a subset`` when the settings name none (a
+    reported run's own selection). Two runs get the same name exactly when they selected
+    alike (a long id list is told apart by the first 8 hex digits of its sha256)."""
+    settings = orjson.loads(settings_json)
+    parts = []
+    ids = sorted(settings.get("case_ids") or [])
+    if ids:
+        more = f" … (+{len(ids) - SHOWN_IDS:,})" if len(ids) > SHOWN_IDS else ""
+        digest = f" [{identity.sha256_hex(orjson.dumps(ids))[:8]}]" if more else ""
+        parts.append(f"case ids {', '.join(ids[:SHOWN_IDS])}{more}{digest}")
+    if settings.get("tags"):
+        parts.append(f"tags {', '.join(sorted(settings['tags']))}")
+    if settings.get("limit") is not None:
+        parts.append(f"first {settings['limit']:,} cases")
+    return " · ".join(parts) or "a subset"
 
 
 def _row(head: Any, tags: list[str], dataset_cases: int) -> LeaderboardRow:
@@ -184,8 +214,9 @@ def _group(
     rows: list[LeaderboardRow],
     select: LeaderboardSelect,
     sort: LeaderboardSort,
-    partial: bool = False,
+    subset: str | None = None,
 ) -> LeaderboardGroup:
+    partial = subset is not None
     if select == "best":  # the highest pass rate per harness@version, newest among equals
         best: dict[str, LeaderboardRow] = {}
         for row in rows:  # newest first
@@ -206,5 +237,10 @@ def _group(
     for row in rows:
         row.frontier = row.scorecard_id in on
     return LeaderboardGroup(
-        plan_hash=plan_hash, graders=graders, rows=rows, frontier=frontier, partial=partial
+        plan_hash=plan_hash,
+        graders=graders,
+        rows=rows,
+        frontier=frontier,
+        partial=partial,
+        subset=subset,
     )

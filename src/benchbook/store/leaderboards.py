@@ -25,7 +25,7 @@ def finished_scorecards(
     plan_prefix: str | None = None,
 ) -> list[Any]:
     """``(id, run_id, plan, plan_hash, rescore_of, summary, created_at, harness_ref,
-    finished_at)`` of every summarized scorecard of ``workspace``'s finished runs on the
+    finished_at, settings)`` of every summarized scorecard of ``workspace``'s finished runs on the
     dataset version ``dataset_pk``, newest first.
 
     Args:
@@ -54,6 +54,7 @@ def finished_scorecards(
         _S.created_at,
         _R.harness_ref,
         _R.finished_at,
+        _R.settings,
     ]
     source = scorecards.join(runs, _R.id == _S.run_id)
     if not latest_only:
