@@ -203,3 +203,37 @@ def test_an_lm_eval_folder_without_samples_says_so(qa: dict[str, str], tmp_path:
     result = invoke(qa, "runs", "import-lm-eval", str(tmp_path), "--dataset", "qa@1.0.0")
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith(f"error conflict: {tmp_path.name}: no samples_<task>_")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("nope.jsonl", None, "error not_found: {path}: file not found"),
+        ("empty.jsonl", "", "error conflict: empty.jsonl has no rows; nothing imported"),
+        (
+            "broken.jsonl",
+            '{"question": "q?", "answer": "#### 1"}\n{"question": }\n',
+            "error conflict: broken.jsonl line 2, column 14: not valid JSON: unexpected character",
+        ),
+    ],
+)
+@pytest.mark.parametrize("bump", [(), ("--bump", "minor")])
+def test_a_failed_import_says_what_was_wrong_once_without_the_bump_hint(
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    name: str,
+    content: str | None,
+    said: str,
+    bump: tuple[str, ...],
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    result = invoke(cli_env, "import", "gsm8k", "--file", str(path), *bump)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(said.format(path=path)), result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "--bump" not in result.stderr
+    code = said.split()[1].rstrip(":")
+    as_json = orjson.loads(invoke(cli_env, "import", "gsm8k", "--file", str(path), "--json").stdout)
+    assert as_json["code"] == code and "--bump" not in as_json["message"]
