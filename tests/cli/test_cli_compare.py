@@ -93,6 +93,12 @@ def test_bad_compare_input_exits_2_with_a_clear_error(
     unknown = invoke(cli_env, "compare", "sc_0000000000000000", good["id"])
     assert unknown.exit_code == 2
     assert "error not_found: scorecard 'sc_0000000000000000' not found" in unknown.stderr
+    as_candidate = invoke(cli_env, "compare", good["id"], "baseline")
+    assert as_candidate.exit_code == 2
+    assert (
+        "error not_found: scorecard 'baseline' not found (the candidate must be a scorecard or"
+        " run id; only the baseline may be a tag)" in " ".join(as_candidate.stderr.split())
+    )
     untagged = invoke(cli_env, "compare", "--baseline", "prod", good["id"], "--format", "json")
     assert untagged.exit_code == 2 and orjson.loads(untagged.stdout)["code"] == "not_found"
     assert invoke(cli_env, "compare", good["id"]).exit_code == 2  # BASE missing

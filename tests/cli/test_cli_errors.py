@@ -173,3 +173,67 @@ def test_an_import_over_the_row_limit_says_it_once(cli_env: dict[str, str], tmp_
     assert result.exit_code == 1, result.output
     assert result.stderr.startswith("error payload_too_large: "), result.stderr
     assert len(result.stderr.strip().splitlines()) == 1, result.stderr
+
+
+@pytest.mark.parametrize(
+    ("command", "what"), [("import-inspect", "file"), ("import-lm-eval", "file or folder")]
+)
+def test_importing_a_missing_log_path_is_one_not_found_line_naming_it(
+    qa: dict[str, str], tmp_path: Path, command: str, what: str
+) -> None:
+    missing = tmp_path / "nonexistent.eval"
+    result = invoke(qa, "runs", command, str(missing), "--dataset", "qa@1.0.0")
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr == f"error not_found: {missing}: no such {what}\n"
+    as_json = orjson.loads(invoke(qa, "runs", command, str(missing), "-d", "qa", "--json").stdout)
+    assert as_json["code"] == "not_found"
+
+
+def test_a_folder_given_to_import_inspect_is_one_line_naming_it(
+    qa: dict[str, str], tmp_path: Path
+) -> None:
+    result = invoke(qa, "runs", "import-inspect", str(tmp_path), "--dataset", "qa@1.0.0")
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith(f"error conflict: {tmp_path}: is a folder, not an Inspect log")
+
+
+def test_an_lm_eval_folder_without_samples_says_so(qa: dict[str, str], tmp_path: Path) -> None:
+    result = invoke(qa, "runs", "import-lm-eval", str(tmp_path), "--dataset", "qa@1.0.0")
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error conflict: {tmp_path.name}: no samples_<task>_")
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "said"),
+    [
+        ("nope.jsonl", None, "error not_found: {path}: file not found"),
+        ("empty.jsonl", "", "error conflict: empty.jsonl has no rows; nothing imported"),
+        (
+            "broken.jsonl",
+            '{"question": "q?", "answer": "#### 1"}\n{"question": }\n',
+            "error conflict: broken.jsonl line 2, column 14: not valid JSON: unexpected character",
+        ),
+    ],
+)
+@pytest.mark.parametrize("bump", [(), ("--bump", "minor")])
+def test_a_failed_import_says_what_was_wrong_once_without_the_bump_hint(
+    cli_env: dict[str, str],
+    tmp_path: Path,
+    name: str,
+    content: str | None,
+    said: str,
+    bump: tuple[str, ...],
+) -> None:
+    path = tmp_path / name
+    if content is not None:
+        path.write_text(content)
+    result = invoke(cli_env, "import", "gsm8k", "--file", str(path), *bump)
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(said.format(path=path)), result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "--bump" not in result.stderr
+    code = said.split()[1].rstrip(":")
+    as_json = orjson.loads(invoke(cli_env, "import", "gsm8k", "--file", str(path), "--json").stdout)
+    assert as_json["code"] == code and "--bump" not in as_json["message"]

@@ -13,7 +13,7 @@ import pytest
 
 from benchbook.datasets.sources.files import FileSource
 from benchbook.datasets.sources.folder import FolderSource
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, NotFound
 
 
 def _write(path: Path, data: bytes) -> Path:
@@ -116,8 +116,8 @@ def test_a_gz_csv_is_read_by_extension(tmp_path: Path) -> None:
     assert _rows(path) == [(2, {"a": "1"})]
 
 
-def test_a_missing_file_is_invalid_input(tmp_path: Path) -> None:
-    with pytest.raises(InvalidInput, match="file not found"):
+def test_a_missing_file_is_not_found(tmp_path: Path) -> None:
+    with pytest.raises(NotFound, match=r"/nope\.csv: file not found$"):
         FileSource(tmp_path / "nope.csv")
 
 

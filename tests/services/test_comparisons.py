@@ -116,8 +116,12 @@ def test_bad_comparisons_are_clear_errors(rctx: Context) -> None:
     elsewhere = run_to_end(rctx, "add@1.0.0", dataset="other-sums")
     with pytest.raises(InvalidInput, match="compare scorecards of the same dataset"):
         compare_scorecards(rctx, base, elsewhere.scorecard_id)
-    with pytest.raises(NotFound, match="scorecard 'sc_0000000000000000' not found"):
+    with pytest.raises(NotFound, match=r"^scorecard 'sc_0000000000000000' not found$"):
         compare_scorecards(rctx, base, "sc_0000000000000000")
+    scorecards.set_scorecard_tags(rctx, base, ["baseline"])
+    only_base = r"\(the candidate must be a scorecard or run id; only the baseline may be a tag\)$"
+    with pytest.raises(NotFound, match=f"^scorecard 'baseline' not found {only_base}"):
+        compare_scorecards(rctx, cand, "baseline")
     with pytest.raises(NotFound, match="run 'run_0000000000000000' not found"):
         compare_scorecards(rctx, "run_0000000000000000", cand)
     with pytest.raises(InvalidInput, match="resamples"):

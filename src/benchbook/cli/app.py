@@ -341,7 +341,8 @@ def print_outcome(state: str, dataset_id: str, version: str, cases: int) -> None
 
 def print_error(exc: BenchbookError, as_json: bool) -> None:
     """Report ``exc``: the envelope as JSON on stdout, or ``error CODE: MESSAGE`` on stderr
-    followed by up to 20 ``details.errors`` lines (``  - path: message``)."""
+    followed by up to 20 ``details.errors`` lines (``  - path: message``), leaving out those the
+    message already says (it names their path and their message)."""
     from rich.markup import escape
 
     if as_json:
@@ -353,7 +354,13 @@ def print_error(exc: BenchbookError, as_json: bool) -> None:
     for issue in exc.details.get("errors", [])[:20]:
         where = issue.get("path") or issue.get("row") or ""
         line = f"{where}: {issue.get('message', issue)}"
-        if line == exc.message or issue.get("message") == exc.message:
+        path, said = issue.get("path"), issue.get("message")
+        named = isinstance(path, str) and isinstance(said, str) and path and said
+        if (
+            line == exc.message
+            or said == exc.message
+            or (named and path in exc.message and said in exc.message)
+        ):
             continue  # the message already says it (one error over a limit: one line)
         _make_console(True).print(f"  - {line}", markup=False)
 

@@ -25,7 +25,7 @@ from benchbook.cli.app import (
     shorten,
 )
 from benchbook.contracts.imports import ImportProgress
-from benchbook.errors import Conflict, InvalidInput
+from benchbook.errors import Conflict, ContentConflict, InvalidInput
 from benchbook.services import imports as svc
 from benchbook.services.context import Context
 
@@ -92,6 +92,8 @@ def import_(
             local_context(), request, file, progress_bar=not json and console.is_terminal
         )
     except Conflict as exc:
+        if bump is not None or not _changed_version(exc):
+            raise
         raise Conflict(
             f"{exc.message}; to import changed rows, pass --bump patch|minor|major", exc.details
         ) from exc
@@ -103,6 +105,12 @@ def import_(
     for note in result.notes:  # how the source was read, e.g. a Hugging Face fallback
         err_console.print(f"note: {escape(note)}")
     print_outcome(state, result.id, result.version, result.cases)
+
+
+def _changed_version(exc: Conflict) -> bool:
+    """Whether ``exc`` says the version exists with different content (its details are the
+    difference, ``services.version_storage``), not that the source's content is bad."""
+    return not isinstance(exc, ContentConflict) and {"cases", "meta"} <= exc.details.keys()
 
 
 def _run_import(ctx: Context, request: Any, file: Path | None, progress_bar: bool) -> Any:

@@ -50,6 +50,18 @@ def _load(conn: Connection, ctx: Context, ref: str) -> tuple[Scorecard, repo.Run
     return read_scorecard(conn, head, run), run
 
 
+def _load_candidate(conn: Connection, ctx: Context, ref: str) -> tuple[Scorecard, repo.RunRow]:
+    """The candidate: a scorecard or run id only. A tag is never one of those (tags never start
+    like an id), so an unknown ref that is not shaped like an id says where tags go."""
+    try:
+        return _load(conn, ctx, ref)
+    except NotFound as exc:
+        if ref.startswith(ID_PREFIXES):
+            raise
+        hint = "the candidate must be a scorecard or run id; only the baseline may be a tag"
+        raise NotFound(f"{exc.message} ({hint})", exc.details) from exc
+
+
 def _baseline_ref(conn: Connection, ctx: Context, ref: str, dataset_id: str) -> str:
     if ref.startswith(ID_PREFIXES):
         return ref
@@ -97,7 +109,8 @@ def compare_scorecards(
     Raises:
         InvalidInput: seed or resamples out of range; the two scorecards are of different
             dataset ids.
-        NotFound: an unknown scorecard, run or tag, or one of another workspace.
+        NotFound: an unknown scorecard, run or tag, or one of another workspace (a candidate
+            that is not a scorecard or run id says only the baseline may be a tag).
     """
     ctx.require("runs:read")
     if not 0 <= seed <= MAX_SEED:
@@ -107,7 +120,7 @@ def compare_scorecards(
             f"resamples must be between 1 and {MAX_RESAMPLES:,}", {"resamples": resamples}
         )
     with ctx.engine.connect() as conn:
-        cand, cand_run = _load(conn, ctx, candidate)
+        cand, cand_run = _load_candidate(conn, ctx, candidate)
         base, base_run = resolve_baseline(conn, ctx, baseline, cand_run.dataset_id)
         if base_run.dataset_id != cand_run.dataset_id:
             raise InvalidInput(

@@ -37,7 +37,7 @@ from benchbook.contracts.dataset import GraderSpec, RunGrader
 from benchbook.contracts.run import ReportedResult, ReportRunRequest, RunPlan
 from benchbook.contracts.run_imports import ImportedRun, ImportInspectRequest, ImportLmEvalRequest
 from benchbook.datasets.versions import is_semver
-from benchbook.errors import ContentConflict, InvalidInput
+from benchbook.errors import ContentConflict, InvalidInput, NotFound
 from benchbook.eval.grading import decide_passed, grader_error_of
 from benchbook.eval.interop.foreign import ForeignLog, ForeignSample
 from benchbook.eval.interop.inspect_logs import LogLimits, log_format, read_inspect_log
@@ -112,6 +112,13 @@ def _one_source(file: Path | None, *inline: str | None) -> None:
         )
 
 
+def _existing(file: Path, what: str) -> None:
+    """A local path that does not exist is NotFound (the CLI's argument; an upload always is)."""
+    if not file.exists():
+        message = f"{file}: no such {what}"
+        raise NotFound(message, {"errors": [{"path": str(file), "message": f"no such {what}"}]})
+
+
 def import_inspect_run(
     ctx: Context,
     request: ImportInspectRequest,
@@ -131,8 +138,8 @@ def import_inspect_run(
 
     Raises:
         Forbidden: without ``runs:write``.
-        NotFound: unknown dataset or version.
-        ContentConflict (an InvalidInput, HTTP 409): no log or more than one source; an
+        NotFound: unknown dataset or version; ``file`` does not exist.
+        ContentConflict (an InvalidInput, HTTP 409): no log or more than one source; a folder; an
             oversized, truncated, zip-bomb or unreadable log; the ``inspect`` extra missing; a
             log of another dataset version; unmatched samples without ``allow_unmatched``
             (listed); no sample matching a case. Nothing is registered.
@@ -141,6 +148,9 @@ def import_inspect_run(
     exact = _exact(ctx, request.dataset)
     _one_source(file, request.text, request.content_base64)
     if file is not None:
+        _existing(file, "file")
+        if file.is_dir():
+            raise ContentConflict(f"{file}: is a folder, not an Inspect log (.eval or .json)")
         log = read_inspect_log(file, _limits(ctx), file_name)
     else:
         suffix = ".json" if request.text is not None else ".log"
@@ -171,7 +181,7 @@ def import_lm_eval_run(
 
     Raises:
         Forbidden: without ``runs:write``.
-        NotFound: unknown dataset or version.
+        NotFound: unknown dataset or version; ``file`` does not exist.
         ContentConflict (an InvalidInput, HTTP 409): no samples or more than one source;
             several tasks without ``task``; an unknown filter (the known ones listed); a
             malformed line (named by file and line); unmatched samples without
@@ -182,6 +192,7 @@ def import_lm_eval_run(
     _one_source(file, request.samples_text)
     limits = _limits(ctx)
     if file is not None:
+        _existing(file, "file or folder")
         log = read_lm_eval_output(file, limits, request.task, request.filter)
     else:
         with tempfile.TemporaryDirectory(prefix="benchbook-lm-eval-") as tmp:

@@ -130,8 +130,9 @@ class FileSource:
         limits: bounds on decompressed bytes, one line and a whole document (``limits.py``).
 
     Raises:
-        InvalidInput: the path is missing or not a regular file, the file is unreadable (bad gzip,
-            not Parquet), or (while iterating) malformed, naming the line or element.
+        NotFound: the path is missing.
+        InvalidInput: the path is not a regular file, the file is unreadable (bad gzip, not
+            Parquet), or (while iterating) malformed, naming the line or element.
         PayloadTooLarge: (while iterating) a line, a whole document or the decompressed content
             is over its bound in ``limits``.
     """

@@ -5,7 +5,8 @@ Used by the file and folder sources on their error paths only; every function re
 :class:`InvalidInput` whose message starts with ``<file>`` (and ``line N`` when known) and whose
 ``details.errors`` is ``[{path, message, row?}]``. The cases covered:
 
-- a path that is missing, a folder, or not a regular file (``/dev/null``, a pipe);
+- a path that is a folder or not a regular file (``/dev/null``, a pipe); a missing path is
+  :class:`NotFound` instead (the source is not there, not malformed), same message shape;
 - text that is not UTF-8: the line, the column and the byte offset of the first bad byte;
 - JSON syntax errors: ``line L, column C`` of the document (one JSONL line is its own document,
   so its column is the line's);
@@ -23,7 +24,7 @@ from typing import Any
 import orjson
 
 from benchbook.datasets.sources.json_docs import DuplicateKey, non_finite_token
-from benchbook.errors import InvalidInput
+from benchbook.errors import InvalidInput, NotFound
 
 #: What reading a (possibly gzip-compressed) file can raise besides our own errors.
 READ_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, zlib.error)
@@ -39,14 +40,15 @@ def bad_input(where: str, message: str, row: int | None = None) -> InvalidInput:
 
 
 def check_regular_file(path: Path, name: str) -> None:
-    """Raise InvalidInput unless ``path`` is an existing regular file.
+    """Raise NotFound for a missing ``path``, InvalidInput unless it is a regular file.
 
     ``/dev/null`` and pipes exist but hold no file to read; a folder is named as one.
     """
     if path.is_file():
         return
     if not path.exists():
-        raise bad_input(name, "file not found")
+        missing = bad_input(name, "file not found")
+        raise NotFound(missing.message, missing.details)
     if path.is_dir():
         raise bad_input(name, "is a folder, not a file")
     raise bad_input(name, "not a regular file (a device, pipe or socket); pass a file with rows")
