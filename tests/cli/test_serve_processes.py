@@ -152,3 +152,32 @@ def test_an_idle_connection_outlives_the_clients_own_expiry(
             assert b" 200 OK" in _ask(sock)
             time.sleep(6)
             assert b" 200 OK" in _ask(sock)
+
+
+def test_a_port_in_use_is_refused_before_the_first_admin_is_created(tmp_path: Path) -> None:
+    """``serve`` on a busy port printed the first admin's "shown once" password, then failed
+    with uvicorn's ``address already in use``: the password was spent on a server that never
+    ran. Now the port is checked first and nothing is created."""
+    home = tmp_path / "home"
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        env = _env(f"sqlite:///{tmp_path / 'b.db'}", home)
+        done = subprocess.run(
+            [BENCHBOOK, "serve", "--port", str(port)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    said = " ".join((done.stdout + done.stderr).split())
+    assert f"cannot serve on 127.0.0.1:{port}: Address already in use" in said
+    assert "--port or BENCHBOOK_PORT" in said
+    assert "password" not in said
+    users = subprocess.run(
+        [BENCHBOOK, "users", "list", "--json"], env=env, capture_output=True, text=True
+    )
+    assert users.returncode == 0, users.stderr
+    assert "admin@localhost" not in users.stdout

@@ -11,7 +11,7 @@ import anyio
 import typer
 
 from benchbook.cli.app import JSON_OPTION, app, console, emit_json, escape, handle_errors
-from benchbook.errors import InvalidInput
+from benchbook.errors import Conflict, InvalidInput
 from benchbook.services.accounts import BOOTSTRAP_EMAIL, bootstrap_admin
 from benchbook.services.context import open_engine
 from benchbook.settings import get_settings
@@ -77,6 +77,8 @@ def serve(
 
         application = create_app(settings)
         engine = application.state.engine
+    bind_host, bind_port = host or settings.host, port or settings.port
+    _check_port_free(bind_host, bind_port)  # before the first admin's password is shown
     password = bootstrap_admin(engine)
     if password is not None:
         console.print(
@@ -96,14 +98,37 @@ def serve(
     # default believes any loopback peer, which let one local client pose as many addresses.
     uvicorn.run(
         application,
-        host=host or settings.host,
-        port=port or settings.port,
+        host=bind_host,
+        port=bind_port,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=",".join(settings.trusted_proxies) or "",
         timeout_keep_alive=KEEP_ALIVE_S,
         workers=workers if workers > 1 else None,
         factory=workers > 1,
     )
+
+
+def _check_port_free(host: str, port: int) -> None:
+    """Bind ``host:port`` once (as uvicorn will, ``SO_REUSEADDR``) and let it go, so a port in
+    use is refused before anything is created: the first start's admin password was printed
+    "shown once" and only then did uvicorn fail with ``address already in use``.
+
+    Raises:
+        Conflict: the address cannot be bound (in use, or not an address of this machine).
+    """
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise Conflict(
+                f"cannot serve on {host}:{port}: {exc.strerror or exc}; pick another port with"
+                " --port or BENCHBOOK_PORT",
+                {"host": host, "port": port},
+            ) from exc
 
 
 def worker_app() -> Any:
