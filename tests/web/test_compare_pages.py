@@ -372,3 +372,21 @@ def test_the_run_actions_block_shows_controls_only_when_the_services_allow_them(
     assert "/tags" not in running and "/rescore" not in running and "/runs/new" in running
     failed = rendered("member", "failed")
     assert "/tags" not in failed and "/rescore" in failed
+
+
+def test_the_start_run_form_never_offers_an_external_harness(
+    flow: dict[str, Any], new_page: Any, root: Context, server: Server
+) -> None:
+    """An external harness's runs are reported, never started here: the form offered it and
+    then refused the run (a new user's trial, 2026-12-06)."""
+    from benchbook.services import harnesses
+
+    external = {"id": "elsewhere", "version": "1.0.0", "kind": "external", "config": {}}
+    harnesses.register_harness(root, harnesses.parse_harness(external))
+    page = new_page()
+    log_in(page, "admin@example.org")
+    page.goto("/runs/new")
+    offered = page.locator("#run-harness option").evaluate_all("els => els.map(e => e.value)")
+    assert "add@1.0.0" in offered
+    assert not [ref for ref in offered if ref.startswith("elsewhere")]
+    assert "not the external ones" in page.locator("#harness-help").inner_text()

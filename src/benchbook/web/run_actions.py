@@ -165,7 +165,8 @@ def _form(
         values=values,
         errors=errors,
         datasets=listing.items,
-        harnesses=harnesses.list_harnesses(page.ctx),
+        # an external harness executes nothing here (its runs are reported): never offered
+        harnesses=[h for h in harnesses.list_harnesses(page.ctx) if h.kind != "external"],
     )
 
 
