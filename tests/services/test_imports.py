@@ -340,3 +340,13 @@ def test_an_unknown_grader_id_is_stored_as_written_planning_rejects_it_later(
     assert [(g.id, g.config) for g in graders] == [("not-yet-a-grader", {"x": "1"})]
     with pytest.raises(InvalidInput, match="unknown grader ids: not-yet-a-grader"):
         check_grader_ids(graders)
+
+
+def test_a_mapping_typo_suggests_the_column_it_meant(ctx: Context) -> None:
+    """``"answer_field": "answr"`` was reported row by row without a word about ``answer``."""
+    spec = orjson.loads(orjson.dumps(SPEC))
+    spec["mapping"]["answer_field"] = "answr"
+    text = '{"id": "a", "question": "What is 1+1?", "answer": "2"}\n'
+    error = _rejected(ctx, {"spec": spec, "format": "jsonl"}, text, "field 'answr'")
+    assert "field 'answr' is missing; the row has 'id', 'question', 'answer'" in error.message
+    assert "did you mean 'answer'?" in error.message

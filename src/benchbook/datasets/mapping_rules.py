@@ -25,14 +25,21 @@ class RowError(Exception):
 
 
 def missing_field(field: str | None, row: Row) -> RowError:
-    """``field 'x' is missing; the row has 'a', 'b', …`` (the first 10 columns); when the row has
-    one column whose name holds ``;``, a tab or ``|``, a hint that the file uses that delimiter.
+    """``field 'x' is missing; the row has 'a', 'b', …`` (the first 10 columns), with ``did you
+    mean 'y'?`` when a column's name is close (difflib ratio ≥ 0.75); when the row has one
+    column whose name holds ``;``, a tab or ``|``, a hint that the file uses that delimiter.
     Error path only."""
     columns = list(row)
     shown = ", ".join(repr(c) for c in columns[:10])
     more = f" and {len(columns) - 10} more" if len(columns) > 10 else ""
     found = f"the row has {shown}{more}" if columns else "the row has no fields"
     message = f"field {field!r} is missing; {found}"
+    if field and columns:  # a typo in the mapping (``answr``) names the column it meant
+        from difflib import get_close_matches
+
+        close = get_close_matches(field, [str(c) for c in columns], n=1, cutoff=0.75)
+        if close:
+            message += f"; did you mean {close[0]!r}?"
     if len(columns) == 1:
         sep = next((s for s in (";", "\t", "|") if s in str(columns[0])), None)
         if sep is not None:
