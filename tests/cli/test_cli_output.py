@@ -169,3 +169,23 @@ def test_a_diff_says_how_many_it_left_out_and_export_says_what_it_wrote(
     assert " ".join(written.stdout.split()) == (
         f"wrote 5 cases ({size:,} bytes) of qa@latest to {target}"
     )
+
+
+def test_a_diff_of_two_long_texts_shows_where_they_differ(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """``meta description: 'Grade-school…' → 'Grade-school…'`` hid the change."""
+    same = "Grade-school math word problems, "
+    first = write_dataset(tmp_path, "a.json", description=same + "test split of the original")
+    second = write_dataset(
+        tmp_path, "b.json", version="1.1.0", description=same + "train split of the original"
+    )
+    assert invoke(cli_env, "register", first).exit_code == 0
+    assert invoke(cli_env, "register", second).exit_code == 0
+    result = invoke(cli_env, "datasets", "diff", "qa", "1.0.0", "1.1.0")
+    assert result.exit_code == 0, result.output
+    said = " ".join(result.stdout.split())  # rich wraps at 80 columns
+    assert (
+        "meta description: '…blems, test split of the origina…' → '…blems, train split of the"
+        " origin…'"
+    ) in said

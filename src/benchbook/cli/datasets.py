@@ -195,7 +195,8 @@ def diff(
         )
     )
     for path, before, after in meta_leaves(d.meta):
-        console.print(cell(f"  meta {path}: {_short(before)} → {_short(after)}"))
+        old, new = _short_pair(before, after)
+        console.print(cell(f"  meta {path}: {old} → {new}"))
     for c in d.added[:show]:
         console.print(f"  [green]+ {escape(c.id)}[/] {escape(c.task[:70])}")
     _more(len(d.added), show, "added")
@@ -212,6 +213,25 @@ def _more(listed: int, show: int, kind: str) -> None:
     """``  … 1,009 more removed (--show N or --json to see them)`` when the list was cut."""
     if listed > show:
         console.print(f"  … {listed - show:,} more {kind} (--show N or --json to see them)")
+
+
+def _short_pair(before: JsonValue, after: JsonValue, limit: int = 40) -> tuple[str, str]:
+    """:func:`_short` of both sides; two long strings that share their start are shown from
+    a little before their first difference, so the change is visible (``'…at school level'``
+    → ``'…at middle-school level'``), not two equal-looking prefixes."""
+    if isinstance(before, str) and isinstance(after, str) and min(len(before), len(after)) > limit:
+        first = next(
+            (i for i, (x, y) in enumerate(zip(before, after, strict=False)) if x != y),
+            min(len(before), len(after)),
+        )
+        if first >= 12:
+            start, end = max(0, first - 8), max(0, first - 8) + limit - 8
+
+            def cut(v: str) -> str:
+                return repr("…" + v[start:end] + ("…" if len(v) > end else ""))
+
+            return cut(before), cut(after)
+    return _short(before, limit), _short(after, limit)
 
 
 def _short(value: JsonValue, limit: int = 40) -> str:
