@@ -244,7 +244,14 @@ def keys_revoke(
 @handle_errors
 def secrets_set(
     name: str = typer.Argument(..., help="e.g. HF_TOKEN"),
-    value: str = typer.Option(..., prompt=True, hide_input=True, help="Read from a prompt."),
+    value: str = typer.Option(
+        ...,
+        prompt=True,
+        hide_input=True,
+        help="Asked for without echo, or read from stdin when piped"
+        ' (printf %s "$TOKEN" | benchbook secrets set NAME); --value on the command line'
+        " stays in the shell's history.",
+    ),
     host: list[str] = typer.Option(
         [],
         "--host",
