@@ -108,6 +108,20 @@ def too_many_files(limit: int) -> PayloadTooLarge:
     )
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+MAX_NAME_CHARS = 255
+
+
+def sent_name(raw: str) -> str:
+    """The name an upload is recorded under (a version's lineage, ``source.file``): its last
+    path component (a client's ``../../x.jsonl`` or ``C:\\data\\x.jsonl`` is ``x.jsonl``), control
+    characters (which could drive a terminal that prints the lineage) as ``?``, at most
+    :data:`MAX_NAME_CHARS` characters; ``upload`` when nothing (or ``.``, ``..``) is left."""
+    base = re.split(r"[/\\]", raw)[-1]
+    name = _CONTROL.sub("?", base)[:MAX_NAME_CHARS]
+    return name if name not in ("", ".", "..") else "upload"
+
+
 def _suffix(file_name: str) -> str:
     """The name's extensions (``.jsonl.gz``) when they are plain, so the temp file keeps them."""
     parts = [s for s in Path(file_name).suffixes[-2:] if _SAFE_SUFFIX.match(s)]
@@ -153,7 +167,7 @@ class _Collector:
             raise InvalidInput(f"send files in parts named {FILE_FIELD!r}, not {self.name!r}")
         if len(self.upload.files) >= self.max_files:
             raise too_many_files(self.max_files)
-        file_name = options[b"filename"].decode("utf-8", "replace")
+        file_name = sent_name(options[b"filename"].decode("utf-8", "replace"))
         handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 - closed in on_part_end / cleanup
             prefix="benchbook-upload-", suffix=_suffix(file_name), delete=False
         )
