@@ -31,7 +31,14 @@ from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import relay_argv
 from benchbook.runtime.harnesses.case_file import CASE_FILE_NAME, write_case_file, zero_case_file
 from benchbook.runtime.harnesses.trace_events import apply_events
-from benchbook.runtime.sandbox import SandboxError, SandboxResult, limits_for, run_sandboxed
+from benchbook.runtime.sandbox import (
+    SandboxError,
+    SandboxPolicy,
+    SandboxResult,
+    limits_for,
+    run_sandboxed,
+)
+from benchbook.runtime.sandbox_args import shown_anyway
 from benchbook.runtime.templates import compile_harness_template, render, template_values
 
 #: Bytes of stdout kept for the answer (the end of it when longer).
@@ -96,24 +103,57 @@ def _prepare(
     return _Prepared(argv, cwd, env)
 
 
-def _readable(registered: list[str]) -> list[Path]:
-    """The files the admin-registered argv names by absolute path — a script run by an
-    interpreter — bound read-only into the sandbox; directories are not (``docs/security.md``:
+def argv_files(registered: list[str]) -> list[tuple[int, Path]]:
+    """``(index, path)`` of the files the registered argv names by absolute path — a script run
+    by an interpreter — that exist now; directories are not counted (``docs/security.md``:
     ``BENCHBOOK_SANDBOX_RO_PATHS`` for more).
 
-    Only literal elements of the registered argv count: an element with a template field is
+    Only literal elements after the program count: an element with a template field is
     skipped, so a path filled in from case data (``{task}``, ``{case_id}`` — written by members)
     is never bound.
     """
-    paths: list[Path] = []
+    paths: list[tuple[int, Path]] = []
     for index, arg in enumerate(registered[1:], start=1):
         template = compile_harness_template(arg, f"config.argv[{index}]")
         if template.fields:
             continue
         literal = template.render({})
         if literal.startswith("/") and Path(literal).is_file():
-            paths.append(Path(literal))
+            paths.append((index, Path(literal)))
     return paths
+
+
+def unshown_argv_files(registered: list[str], policy: SandboxPolicy) -> list[tuple[int, Path]]:
+    """The :func:`argv_files` a sandbox of ``policy`` does not already show: binding them is
+    what only a harness an installation admin registered may have (``policy.argv_files``)."""
+    return [(i, p) for i, p in argv_files(registered) if not shown_anyway(policy, p)]
+
+
+def argv_file_refusal(index: int, path: Path) -> str:
+    """Why ``config.argv[index]`` naming ``path`` is refused for a harness no installation admin
+    registered."""
+    return (
+        f"config.argv[{index}]: {path} is a file outside what every sandbox sees, and a command"
+        " harness's own files are bound into its sandbox only when an installation admin"
+        " registered it — ask the operator to list its directory in BENCHBOOK_SANDBOX_RO_PATHS"
+        " (installation-wide) or an installation admin to register the harness"
+        " (docs/security.md)"
+    )
+
+
+def _readable(registered: list[str], policy: SandboxPolicy) -> list[Path]:
+    """The files to bind read-only: :func:`argv_files` when ``policy.argv_files`` (a harness an
+    installation admin registered); otherwise none, and a file the sandbox would not show
+    refuses the case.
+
+    Raises:
+        SandboxError: ``config.argv[i]`` names such a file and ``policy.argv_files`` is off.
+    """
+    if policy.argv_files:
+        return [path for _, path in argv_files(registered)]
+    for index, path in unshown_argv_files(registered, policy):
+        raise SandboxError(argv_file_refusal(index, path), {"path": f"config.argv[{index}]"})
+    return []
 
 
 async def _execute(
@@ -194,10 +234,14 @@ async def run_command(
     collected = False
     try:
         try:
-            await asyncio.to_thread(_setup, harness, case_input, private, prepared)
+            await asyncio.to_thread(
+                _setup, harness, case_input, private, prepared, workspace.sandbox
+            )
         except OSError as exc:  # case.json refused (a link in its place) or unwritable
             error = f"cannot write {CASE_FILE_NAME}: {exc.strerror or exc}"
             return RuntimeResult(status="error", error=error, trace=trace)
+        except SandboxError as exc:  # an argv file this harness may not have bound
+            return RuntimeResult(status="error", error=f"sandbox: {exc.message}", trace=trace)
         try:
             done = await _execute(harness, case_input, workspace, prepared, private)
         except OSError as exc:
@@ -222,14 +266,22 @@ async def run_command(
 
 
 def _setup(
-    harness: CommandHarness, case_input: CaseInput, private: Path, prepared: _Prepared
+    harness: CommandHarness,
+    case_input: CaseInput,
+    private: Path,
+    prepared: _Prepared,
+    policy: SandboxPolicy,
 ) -> None:
-    """Before the process (in a thread): the private directory with ``case.json`` (rewritten
-    in place when a pooled directory kept it: :mod:`.case_file`), and the harness's script
-    files to bind (:func:`_readable`)."""
+    """Before the process (in a thread): the harness's script files to bind
+    (:func:`_readable`), then the private directory with ``case.json`` (rewritten in place when
+    a pooled directory kept it: :mod:`.case_file`).
+
+    Raises:
+        SandboxError: an argv file the harness may not have bound. OSError: ``case.json``.
+    """
+    prepared.readable = _readable(harness.config.argv, policy)
     private.mkdir(0o700, False, True)
     write_case_file(str(private / CASE_FILE_NAME), case_input.model_dump_json().encode())
-    prepared.readable = _readable(harness.config.argv)
 
 
 def _collect(
