@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import stat
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -29,6 +30,7 @@ from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
 from benchbook.errors import InvalidInput
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import relay_argv
+from benchbook.runtime.harnesses.answers import ANSWER_LIMIT_BYTES, too_large
 from benchbook.runtime.harnesses.case_file import CASE_FILE_NAME, write_case_file, zero_case_file
 from benchbook.runtime.harnesses.trace_events import apply_events
 from benchbook.runtime.sandbox import (
@@ -41,8 +43,9 @@ from benchbook.runtime.sandbox import (
 from benchbook.runtime.sandbox_args import shown_anyway
 from benchbook.runtime.templates import compile_harness_template, render, template_values
 
-#: Bytes of stdout kept for the answer (the end of it when longer).
-STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
+#: Bytes of stdout kept for the answer (the end of it when longer); an answer file past it is
+#: the case's error (:mod:`.answers`).
+STDOUT_LIMIT_BYTES = ANSWER_LIMIT_BYTES
 #: The files of the harness's private directory (``BENCHBOOK_*_FILE``) removed after each case
 #: (``case.json`` stays, zeroed, for the next case: :mod:`.case_file`).
 _REMOVED_FILES = ("answer.txt", "trace.jsonl")
@@ -254,10 +257,14 @@ async def run_command(
         trace.stdout_tail = stdout[-tail_bytes:].decode("utf-8", "replace")
         trace.stderr_tail = stderr[-tail_bytes:].decode("utf-8", "replace")
         collected = True
-        await asyncio.to_thread(_collect, harness, stdout, private, trace, workspace.pooled)
+        problem = await asyncio.to_thread(
+            _collect, harness, stdout, private, trace, workspace.pooled
+        )
     finally:
         if not collected:
             await asyncio.to_thread(shutil.rmtree, private, True)
+    if problem is not None:
+        return RuntimeResult(status="error", error=problem, trace=trace)
     if returncode is None:
         return RuntimeResult(status="error", error="timeout", trace=trace)
     if returncode != 0:
@@ -286,14 +293,23 @@ def _setup(
 
 def _collect(
     harness: CommandHarness, stdout: bytes, private: Path, trace: Trace, keep_empty: bool
-) -> None:
+) -> str | None:
     """After the process (in a thread): the answer and the trace events into ``trace``, then
     the private directory removed — or only emptied when ``keep_empty`` (a pooled case
     directory keeps it for the next case, with ``case.json`` zeroed; anything but the three
-    files there, or a ``case.json`` that is not a plain file of its own: removed)."""
+    files there, or a ``case.json`` that is not a plain file of its own: removed).
+
+    Returns:
+        The case's error when the answer file is past the bound (no answer kept), else None.
+    """
     try:
-        trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
+        problem: str | None = None
+        try:
+            trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
+        except _TooLarge as exc:
+            trace.answer, problem = "", str(exc)
         apply_events(trace, private / "trace.jsonl")
+        return problem
     finally:
         if not (keep_empty and _emptied(private)):
             shutil.rmtree(private, True)
@@ -313,12 +329,34 @@ def _emptied(private: Path) -> bool:
         return False
 
 
+class _TooLarge(Exception):
+    """The answer file is past :data:`ANSWER_LIMIT_BYTES` (the message is the case's error)."""
+
+
 def _answer(harness: CommandHarness, stdout: bytes, answer_file: Path, trace: Trace) -> str:
-    """Stdout stripped, or the answer file's text stripped (``answer: file``)."""
+    """Stdout stripped, or the answer file's text stripped (``answer: file``): at most
+    :data:`ANSWER_LIMIT_BYTES` + 1 bytes of it are read, never the whole file first.
+
+    Raises:
+        _TooLarge: the file holds more than the bound.
+    """
     if harness.config.answer == "stdout":
         return stdout.decode("utf-8", "replace").strip()
     try:
-        return answer_file.read_bytes().decode("utf-8", "replace").strip()
+        # O_NOFOLLOW: the harness may have left a link in its place (to a file of its own
+        # sandbox, or a FIFO that never ends): only a regular file is read.
+        fd = os.open(answer_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         trace.events.append({"type": "note", "text": "the harness wrote no answer file"})
         return ""
+    except OSError as exc:
+        raise _TooLarge(f"the answer file cannot be read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _TooLarge("the answer file is not a regular file")
+        data = handle.read(ANSWER_LIMIT_BYTES + 1)
+    if len(data) > ANSWER_LIMIT_BYTES:
+        seen = max(info.st_size, len(data))
+        raise _TooLarge(too_large(f"{seen:,} bytes", "the answer file"))
+    return data.decode("utf-8", "replace").strip()
