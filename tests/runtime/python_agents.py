@@ -61,3 +61,8 @@ def slow_sync(case_input: CaseInput) -> str:
 
     time.sleep(1.5)
     return "too late"
+
+
+def oversized(case_input: CaseInput) -> str:
+    """An answer one byte past the 16 MiB bound (issue: answers had no size limit)."""
+    return "a" * (16 * 1024 * 1024 + 1)

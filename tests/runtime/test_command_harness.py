@@ -6,6 +6,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,13 @@ from benchbook.runtime import RuntimeConfig
 from benchbook.runtime.harnesses import check_harness_templates
 from tests.procscan import wait_gone
 from tests.runtime.runner import RunCase
+
+
+@pytest.fixture
+def runtime_config(runtime_config: RuntimeConfig) -> RuntimeConfig:
+    """As a run of a harness an installation admin registered: its ``argv`` scripts are bound
+    (``SandboxPolicy.argv_files``; the refusal otherwise: ``test_sandbox_argv_files.py``)."""
+    return replace(runtime_config, sandbox=replace(runtime_config.sandbox, argv_files=True))
 
 
 def _harness(argv: list[str], **config: Any) -> CommandHarness:

@@ -141,6 +141,8 @@ def test_a_repo_setup_line_cannot_read_home_the_server_env_or_proc_nor_reach_the
 def test_a_path_under_home_is_never_bound_even_when_the_harness_names_it(
     run_case: RunCase, config: RuntimeConfig, home: Path
 ) -> None:
+    # Even a harness an installation admin registered (argv files bound) never gets home.
+    config = replace(config, sandbox=replace(config.sandbox, argv_files=True))
     result = run_case(_harness(["cat", str(home / "secret.key")]), _case(), config=config)
     assert result.status == "error"
     assert result.error is not None and result.error.startswith("sandbox: the sandbox never")
@@ -151,7 +153,7 @@ def test_a_work_root_inside_home_is_usable_while_home_stays_denied(
     run_case: RunCase, runtime_config: RuntimeConfig, home: Path
 ) -> None:
     work_root = home / "work"
-    policy = SandboxPolicy(denied_paths=(home,), allowed_inside=(work_root,))
+    policy = SandboxPolicy(denied_paths=(home,), allowed_inside=(work_root,), argv_files=True)
     config = replace(runtime_config, work_root=work_root, sandbox=policy)
     ok = run_case(_harness(["sh", "-c", "ls ..; echo done"]), _case(), config=config)
     assert ok.status == "ok" and ok.trace.answer.endswith("done"), ok.error

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from benchbook.runtime.sandbox_fs import python_prefixes, system_binds
+from benchbook.runtime.sandbox_fs import python_prefixes, system_binds, system_roots
 from benchbook.runtime.sandbox_limits import SandboxLimits
 from benchbook.runtime.sandbox_policy import (
     NetworkMode,
@@ -19,6 +19,19 @@ from benchbook.runtime.sandbox_policy import (
 
 #: The uid and gid a sandboxed process runs as, inside its user namespace.
 SANDBOX_UID = 65534
+
+
+def shown_anyway(policy: SandboxPolicy, path: Path) -> bool:
+    """Whether every sandbox of ``policy`` already shows the file ``path`` (resolved, symlinks
+    followed) read-only without binding it: it lies in ``/usr``, the system directories, the
+    copied ``/etc`` files, Benchbook's Python or ``BENCHBOOK_SANDBOX_RO_PATHS``."""
+    real = os.path.realpath(path)
+    rules = PathRules(policy)
+    roots = system_roots() + [os.path.realpath(p) for p in policy.ro_paths]
+    if policy.python_prefixes:
+        roots += [os.path.realpath(p) for p in python_prefixes(rules.allows)]
+    inside = any(real == r or real.startswith(r.rstrip("/") + "/") for r in roots)
+    return inside and rules.allows(Path(real))
 
 
 def bwrap_argv(

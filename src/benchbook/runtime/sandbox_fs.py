@@ -107,6 +107,13 @@ def sandbox_etc() -> Path:
         return _ETC[0]
 
 
+def system_roots() -> list[str]:
+    """The resolved host paths every sandbox shows at the same path: ``/usr``, the ``/bin``,
+    ``/sbin``, ``/lib*`` directories and the :data:`ETC_FILES` of ``/etc`` (copies of them)."""
+    tops = ["/usr", *_SYSTEM_DIRS, *(f"/etc/{name}" for name in ETC_FILES)]
+    return [os.path.realpath(top) for top in tops if os.path.lexists(top)]
+
+
 def system_binds() -> list[str]:
     """bwrap arguments: ``/usr`` and the top-level system links or directories read-only, the
     ``/etc`` copy read-only at ``/etc``."""

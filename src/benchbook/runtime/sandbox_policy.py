@@ -45,6 +45,10 @@ class SandboxPolicy:
             when an installation keeps it inside ``BENCHBOOK_HOME``).
         python_prefixes: bind the Python installation and virtual environment Benchbook runs
             from, read-only (harnesses and graders that call ``python``/``sys.executable``).
+        argv_files: bind the files a ``command`` harness names by absolute path in its
+            registered ``argv`` (its scripts). Only for a harness an installation admin
+            registered: the run sets it (``services.code_rules``); off, such a file the
+            sandbox does not already show refuses the case (fail closed).
     """
 
     enabled: bool = True
@@ -55,6 +59,7 @@ class SandboxPolicy:
     denied_paths: tuple[Path, ...] = ()
     python_prefixes: bool = True
     allowed_inside: tuple[Path, ...] = ()
+    argv_files: bool = False
 
     def may_bind(self, path: Path) -> bool:
         """Whether ``path`` may be bound: it neither holds nor lies in a denied path (unless
@@ -111,7 +116,7 @@ class PathRules:
             if not self.allows(path):
                 raise SandboxError(
                     f"the sandbox never exposes {path}: it holds or contains Benchbook's data "
-                    "directory (database, secret.key)",
+                    "directory (database, secret.key) or the server's own configuration",
                     {"path": str(path)},
                 )
 

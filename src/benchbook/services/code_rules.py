@@ -28,10 +28,18 @@ from pydantic import JsonValue
 from sqlalchemy import Connection
 
 from benchbook.contracts.dataset import Case, GraderSpec, RepoEnv
-from benchbook.contracts.harness import AgentHarness, AnyHarness, Harness, OpenAIHarness
+from benchbook.contracts.harness import (
+    AgentHarness,
+    AnyHarness,
+    CommandHarness,
+    Harness,
+    OpenAIHarness,
+)
 from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
 from benchbook.errors import Forbidden, InvalidInput
 from benchbook.runtime.egress import host_of, refusal
+from benchbook.runtime.harnesses.command import argv_file_refusal, unshown_argv_files
+from benchbook.runtime.sandbox import SandboxPolicy
 from benchbook.services import registered
 from benchbook.services.context import LOCAL_ADMIN, Context
 from benchbook.services.endpoints import check_base_url, registered_urls
@@ -40,20 +48,28 @@ from benchbook.services.graders import GRADER
 from benchbook.services.secrets import secret_records_for
 from benchbook.store import accounts as accounts_repo
 from benchbook.store.datasets import VersionRow
+from benchbook.store.harnesses import HarnessRow
 from benchbook.store.tables import SHARED_WORKSPACE
 
 CODE_GRADERS = ("command", "tests-pass")
 DEFAULT_CMD_FIELD = "test_cmd"
 
 
-def written_by_admin(conn: Connection, version: VersionRow) -> bool:
-    """Whether an admin wrote this dataset version: published in ``_shared`` (installation
-    admins only), by the local CLI, by an installation admin, or by an admin of its workspace
-    (the role the author holds now: a demoted author's data is trusted no more)."""
-    if version.workspace == SHARED_WORKSPACE or version.created_by == LOCAL_ADMIN:
+def by_installation_admin(conn: Connection, workspace: str, created_by: str) -> bool:
+    """Whether an installation admin wrote a stored version: published in ``_shared``
+    (installation admins only), by the local CLI, or by a user flagged installation admin now
+    (a demoted author's code is trusted no more)."""
+    if workspace == SHARED_WORKSPACE or created_by == LOCAL_ADMIN:
         return True
-    user = accounts_repo.find_user(conn, version.created_by)
-    if user is not None and user.installation_admin:
+    user = accounts_repo.find_user(conn, created_by)
+    return user is not None and user.installation_admin
+
+
+def written_by_admin(conn: Connection, version: VersionRow) -> bool:
+    """Whether an admin wrote this dataset version: an installation admin
+    (:func:`by_installation_admin`), or an admin of its workspace (the role the author holds
+    now: a demoted author's data is trusted no more)."""
+    if by_installation_admin(conn, version.workspace, version.created_by):
         return True
     member = accounts_repo.find_member(conn, version.workspace, version.created_by)
     return member is not None and member.role == "admin"
@@ -198,6 +214,31 @@ class CodeCheck:
         """An ``openai`` or ``agent`` harness's endpoint and key (path ``harness.config…``)."""
         if isinstance(harness, OpenAIHarness | AgentHarness):
             self.endpoint(str(harness.config.base_url), harness.config.api_key_secret, "harness")
+
+
+def may_bind_argv_files(conn: Connection, row: HarnessRow) -> bool:
+    """Whether the sandbox may bind the files the harness ``row`` names by absolute path in its
+    ``argv`` (``SandboxPolicy.argv_files``): only when an installation admin registered it —
+    a workspace admin is a tenant, and the server's files are not theirs."""
+    return by_installation_admin(conn, row.workspace, row.created_by)
+
+
+def check_argv_files(
+    harness: AnyHarness, policy: SandboxPolicy, trusted: bool, path: str = "config"
+) -> None:
+    """Refuse a ``command`` harness naming a file by absolute path in its ``argv`` that the
+    sandbox would have to bind, unless ``trusted`` (an installation admin registered it).
+
+    Raises:
+        Forbidden: naming ``{path}.argv[i]`` (``config.argv[3]``, ``harness.config.argv[3]``).
+    """
+    if trusted or not isinstance(harness, CommandHarness):
+        return
+    for index, file in unshown_argv_files(harness.config.argv, policy):
+        where = f"{path}.argv[{index}]"
+        message = argv_file_refusal(index, file).removeprefix(f"config.argv[{index}]: ")
+        prefix = "" if path == "config" else f"harness {harness.id}@{harness.version}: "
+        raise Forbidden(f"{prefix}{where}: {message}", {"path": where, "file": str(file)})
 
 
 def check_reporter(ctx: Context, harness: Harness) -> None:

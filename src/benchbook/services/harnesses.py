@@ -30,7 +30,9 @@ from benchbook.datasets.versions import LATEST
 from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.runtime.harnesses import check_harness_templates
 from benchbook.services import registered
+from benchbook.services.code_rules import check_argv_files
 from benchbook.services.context import Context
+from benchbook.services.sandboxing import default_work_root, sandbox_policy
 from benchbook.services.validation import parse_model
 from benchbook.store import harnesses as repo
 
@@ -74,6 +76,8 @@ def _check_harness(ctx: Context, harness: Harness) -> None:
             {"kind": "python"},
         )
     check_harness_templates(harness)
+    policy = sandbox_policy(ctx.settings, default_work_root(ctx.settings))
+    check_argv_files(harness, policy, trusted=ctx.principal.can_publish_shared)
 
 
 HARNESS: registered.Noun[Harness] = registered.Noun(
@@ -100,7 +104,9 @@ def register_harness(ctx: Context, harness: Harness, shared: bool = False) -> Ha
 
     Raises:
         Forbidden: without ``harnesses:write`` (admins only), ``shared`` without publish
-            rights, or a ``python`` harness from anyone but an installation admin.
+            rights, a ``python`` harness from anyone but an installation admin, or a
+            ``command`` harness naming a file outside the sandbox by absolute path in its
+            ``argv`` from anyone but an installation admin (``config.argv[i]``).
         InvalidInput: a config template names an unknown field.
         Conflict: the version exists (live or tombstoned) with different content.
     """

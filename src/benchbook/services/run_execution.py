@@ -30,7 +30,7 @@ from benchbook.eval.pricing import load_pricing
 from benchbook.eval.sync import run_sync
 from benchbook.services import scorecards, traces
 from benchbook.services.budgets import current_budget
-from benchbook.services.code_rules import CodeResolver
+from benchbook.services.code_rules import CodeResolver, may_bind_argv_files
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness
 from benchbook.services.leases import LeaseKeeper, holder_alive, lease_until, worker_id
@@ -271,7 +271,9 @@ def _execute(
     try:
         check_sandbox(ctx.engine, ctx.settings)  # the settings may have changed since the start
         with ctx.engine.connect() as conn:
-            harness = load_harness(harness_repo.harness_by_pk(conn, row.harness_pk))
+            hrow = harness_repo.harness_by_pk(conn, row.harness_pk)
+            harness = load_harness(hrow)
+            argv_files = may_bind_argv_files(conn, hrow)  # the author's rights now
         pricing, pricing_sha = load_pricing(ctx.settings.pricing_file)
         secrets = sink.secrets
         if secrets is None:  # (not ``or``: an empty mapping is falsy)
@@ -283,7 +285,7 @@ def _execute(
         ex = Execution(
             harness=harness,
             graders=code.plan(plan.graders),
-            runtime=runtime_config(ctx.settings),
+            runtime=runtime_config(ctx.settings, argv_files=argv_files),
             secrets=secrets,
             pricing=pricing,
             grading=Grading(

@@ -35,7 +35,12 @@ from benchbook.eval.plan_checks import check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.services.budgets import with_cap
-from benchbook.services.code_rules import CodeCheck, check_reporter
+from benchbook.services.code_rules import (
+    CodeCheck,
+    check_argv_files,
+    check_reporter,
+    may_bind_argv_files,
+)
 from benchbook.services.context import Context
 from benchbook.services.harnesses import load_harness, resolve_harness
 from benchbook.services.leases import holder_alive, lease_until
@@ -48,7 +53,7 @@ from benchbook.services.run_views import list_runs as list_runs
 from benchbook.services.run_views import load_run as load_run
 from benchbook.services.run_views import run_view as run_view
 from benchbook.services.run_views import summarize_dataset_runs as summarize_dataset_runs
-from benchbook.services.sandboxing import check_sandbox
+from benchbook.services.sandboxing import check_sandbox, default_work_root, sandbox_policy
 from benchbook.services.secrets import secret_values_for
 from benchbook.store import runs as repo
 from benchbook.store.case_reads import iter_case_bodies
@@ -199,6 +204,9 @@ def create_run(
         code = CodeCheck(ctx, conn, version, executes=not reported)
         if not reported:
             code.harness(harness)
+            policy = sandbox_policy(ctx.settings, default_work_root(ctx.settings))
+            trusted = may_bind_argv_files(conn, hrow)
+            check_argv_files(harness, policy, trusted, path="harness.config")
         selected = _plan_checks(conn, version.pk, request, code)
     if isinstance(harness, ExternalHarness) and not reported:
         raise Conflict(

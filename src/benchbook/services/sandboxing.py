@@ -21,10 +21,24 @@ from benchbook.settings import Settings
 from benchbook.store import accounts as accounts_repo
 
 
+def server_files(settings: Settings) -> tuple[Path, ...]:
+    """What no sandbox may see, whoever registered the code: the data directory
+    ``settings.home`` (database, ``secret.key``, mirrors, traces), a SQLite database kept
+    elsewhere (with its journal files) and the pricing file."""
+    paths = [settings.home]
+    url = settings.resolved_database_url()
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        database = Path(url.removeprefix("sqlite:///").split("?", 1)[0])
+        paths += [database.with_name(database.name + s) for s in ("", "-wal", "-shm", "-journal")]
+    if settings.pricing_file is not None:
+        paths.append(settings.pricing_file)
+    return tuple(paths)
+
+
 def sandbox_policy(settings: Settings, work_root: Path | None = None) -> SandboxPolicy:
     """The :class:`SandboxPolicy` the settings describe (``0`` limits are unlimited); the
-    data directory ``settings.home`` is always denied, except ``work_root`` (the per-case
-    directories) when an installation keeps it there."""
+    server's own files (:func:`server_files`) are always denied, except ``work_root`` (the
+    per-case directories) when an installation keeps it in the data directory."""
 
     def limit(value: int, scale: int = 1) -> int | None:
         return value * scale if value > 0 else None
@@ -39,7 +53,7 @@ def sandbox_policy(settings: Settings, work_root: Path | None = None) -> Sandbox
             file_size_bytes=limit(settings.sandbox_file_size_mb, 1 << 20),
         ),
         ro_paths=tuple(settings.sandbox_ro_paths),
-        denied_paths=(settings.home,),
+        denied_paths=server_files(settings),
         allowed_inside=(work_root,) if work_root is not None else (),
     )
 
@@ -70,7 +84,8 @@ def check_sandbox(engine: Engine, settings: Settings) -> None:
             if not policy.may_bind(path):
                 raise Conflict(
                     f"BENCHBOOK_SANDBOX_RO_PATHS lists {path}, which holds or lies in Benchbook's"
-                    f" data directory {settings.home} (database, secret.key): no sandbox may see"
+                    f" data directory {settings.home} (database, secret.key) or another of the"
+                    " server's own files (a SQLite database, the pricing file): no sandbox may see"
                     " it, so no case could start — remove it from the setting (docs/security.md)",
                     {"setting": "BENCHBOOK_SANDBOX_RO_PATHS", "path": str(path)},
                 )

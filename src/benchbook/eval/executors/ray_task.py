@@ -92,6 +92,7 @@ def _policy(raw: dict[str, Any]) -> SandboxPolicy:
         denied_paths=tuple(Path(p) for p in raw["denied_paths"]),
         python_prefixes=raw["python_prefixes"],
         allowed_inside=tuple(Path(p) for p in raw["allowed_inside"]),
+        argv_files=bool(raw.get("argv_files", False)),
     )
 
 

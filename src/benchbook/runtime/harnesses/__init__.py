@@ -23,6 +23,7 @@ from benchbook.contracts.harness import (
 )
 from benchbook.contracts.run import CaseInput, EnvSnapshot, RuntimeResult, Trace
 from benchbook.runtime.environments import Workspace
+from benchbook.runtime.harnesses.answers import answer_problem
 from benchbook.runtime.templates import check_harness_templates
 
 
@@ -43,7 +44,8 @@ async def run_harness(
 
     Returns:
         RuntimeResult: ``ok``, or ``error`` with the reason (``timeout``, ``exit code 2``,
-        ``missing secret NAME``, ``ValueError: …``, the workspace's error). The trace's
+        ``missing secret NAME``, ``ValueError: …``, the workspace's error, an answer past
+        16 MiB: :mod:`.answers`). The trace's
         ``env_snapshot`` is the workspace's snapshot after the harness (diff, output, URL …).
     """
     if workspace.error is not None:
@@ -58,6 +60,10 @@ async def run_harness(
         result = RuntimeResult(
             status="error", error=f"runtime: {type(exc).__name__}: {exc}", trace=trace
         )
+    problem = answer_problem(result.trace.answer)
+    if problem is not None:  # a python function's, an agent's or a model's answer
+        result.trace.answer = ""
+        result = RuntimeResult(status="error", error=problem, trace=result.trace)
     try:
         result.trace.env_snapshot = await workspace.snapshot()
     except Exception as exc:

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import stat
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -29,13 +30,22 @@ from benchbook.contracts.run import CaseInput, RuntimeResult, Trace
 from benchbook.errors import InvalidInput
 from benchbook.runtime.environments import Workspace
 from benchbook.runtime.environments.cdp_relay import relay_argv
+from benchbook.runtime.harnesses.answers import ANSWER_LIMIT_BYTES, too_large
 from benchbook.runtime.harnesses.case_file import CASE_FILE_NAME, write_case_file, zero_case_file
 from benchbook.runtime.harnesses.trace_events import apply_events
-from benchbook.runtime.sandbox import SandboxError, SandboxResult, limits_for, run_sandboxed
+from benchbook.runtime.sandbox import (
+    SandboxError,
+    SandboxPolicy,
+    SandboxResult,
+    limits_for,
+    run_sandboxed,
+)
+from benchbook.runtime.sandbox_args import shown_anyway
 from benchbook.runtime.templates import compile_harness_template, render, template_values
 
-#: Bytes of stdout kept for the answer (the end of it when longer).
-STDOUT_LIMIT_BYTES = 16 * 1024 * 1024
+#: Bytes of stdout kept for the answer (the end of it when longer); an answer file past it is
+#: the case's error (:mod:`.answers`).
+STDOUT_LIMIT_BYTES = ANSWER_LIMIT_BYTES
 #: The files of the harness's private directory (``BENCHBOOK_*_FILE``) removed after each case
 #: (``case.json`` stays, zeroed, for the next case: :mod:`.case_file`).
 _REMOVED_FILES = ("answer.txt", "trace.jsonl")
@@ -96,24 +106,57 @@ def _prepare(
     return _Prepared(argv, cwd, env)
 
 
-def _readable(registered: list[str]) -> list[Path]:
-    """The files the admin-registered argv names by absolute path — a script run by an
-    interpreter — bound read-only into the sandbox; directories are not (``docs/security.md``:
+def argv_files(registered: list[str]) -> list[tuple[int, Path]]:
+    """``(index, path)`` of the files the registered argv names by absolute path — a script run
+    by an interpreter — that exist now; directories are not counted (``docs/security.md``:
     ``BENCHBOOK_SANDBOX_RO_PATHS`` for more).
 
-    Only literal elements of the registered argv count: an element with a template field is
+    Only literal elements after the program count: an element with a template field is
     skipped, so a path filled in from case data (``{task}``, ``{case_id}`` — written by members)
     is never bound.
     """
-    paths: list[Path] = []
+    paths: list[tuple[int, Path]] = []
     for index, arg in enumerate(registered[1:], start=1):
         template = compile_harness_template(arg, f"config.argv[{index}]")
         if template.fields:
             continue
         literal = template.render({})
         if literal.startswith("/") and Path(literal).is_file():
-            paths.append(Path(literal))
+            paths.append((index, Path(literal)))
     return paths
+
+
+def unshown_argv_files(registered: list[str], policy: SandboxPolicy) -> list[tuple[int, Path]]:
+    """The :func:`argv_files` a sandbox of ``policy`` does not already show: binding them is
+    what only a harness an installation admin registered may have (``policy.argv_files``)."""
+    return [(i, p) for i, p in argv_files(registered) if not shown_anyway(policy, p)]
+
+
+def argv_file_refusal(index: int, path: Path) -> str:
+    """Why ``config.argv[index]`` naming ``path`` is refused for a harness no installation admin
+    registered."""
+    return (
+        f"config.argv[{index}]: {path} is a file outside what every sandbox sees, and a command"
+        " harness's own files are bound into its sandbox only when an installation admin"
+        " registered it — ask the operator to list its directory in BENCHBOOK_SANDBOX_RO_PATHS"
+        " (installation-wide) or an installation admin to register the harness"
+        " (docs/security.md)"
+    )
+
+
+def _readable(registered: list[str], policy: SandboxPolicy) -> list[Path]:
+    """The files to bind read-only: :func:`argv_files` when ``policy.argv_files`` (a harness an
+    installation admin registered); otherwise none, and a file the sandbox would not show
+    refuses the case.
+
+    Raises:
+        SandboxError: ``config.argv[i]`` names such a file and ``policy.argv_files`` is off.
+    """
+    if policy.argv_files:
+        return [path for _, path in argv_files(registered)]
+    for index, path in unshown_argv_files(registered, policy):
+        raise SandboxError(argv_file_refusal(index, path), {"path": f"config.argv[{index}]"})
+    return []
 
 
 async def _execute(
@@ -194,10 +237,14 @@ async def run_command(
     collected = False
     try:
         try:
-            await asyncio.to_thread(_setup, harness, case_input, private, prepared)
+            await asyncio.to_thread(
+                _setup, harness, case_input, private, prepared, workspace.sandbox
+            )
         except OSError as exc:  # case.json refused (a link in its place) or unwritable
             error = f"cannot write {CASE_FILE_NAME}: {exc.strerror or exc}"
             return RuntimeResult(status="error", error=error, trace=trace)
+        except SandboxError as exc:  # an argv file this harness may not have bound
+            return RuntimeResult(status="error", error=f"sandbox: {exc.message}", trace=trace)
         try:
             done = await _execute(harness, case_input, workspace, prepared, private)
         except OSError as exc:
@@ -210,10 +257,14 @@ async def run_command(
         trace.stdout_tail = stdout[-tail_bytes:].decode("utf-8", "replace")
         trace.stderr_tail = stderr[-tail_bytes:].decode("utf-8", "replace")
         collected = True
-        await asyncio.to_thread(_collect, harness, stdout, private, trace, workspace.pooled)
+        problem = await asyncio.to_thread(
+            _collect, harness, stdout, private, trace, workspace.pooled
+        )
     finally:
         if not collected:
             await asyncio.to_thread(shutil.rmtree, private, True)
+    if problem is not None:
+        return RuntimeResult(status="error", error=problem, trace=trace)
     if returncode is None:
         return RuntimeResult(status="error", error="timeout", trace=trace)
     if returncode != 0:
@@ -222,26 +273,43 @@ async def run_command(
 
 
 def _setup(
-    harness: CommandHarness, case_input: CaseInput, private: Path, prepared: _Prepared
+    harness: CommandHarness,
+    case_input: CaseInput,
+    private: Path,
+    prepared: _Prepared,
+    policy: SandboxPolicy,
 ) -> None:
-    """Before the process (in a thread): the private directory with ``case.json`` (rewritten
-    in place when a pooled directory kept it: :mod:`.case_file`), and the harness's script
-    files to bind (:func:`_readable`)."""
+    """Before the process (in a thread): the harness's script files to bind
+    (:func:`_readable`), then the private directory with ``case.json`` (rewritten in place when
+    a pooled directory kept it: :mod:`.case_file`).
+
+    Raises:
+        SandboxError: an argv file the harness may not have bound. OSError: ``case.json``.
+    """
+    prepared.readable = _readable(harness.config.argv, policy)
     private.mkdir(0o700, False, True)
     write_case_file(str(private / CASE_FILE_NAME), case_input.model_dump_json().encode())
-    prepared.readable = _readable(harness.config.argv)
 
 
 def _collect(
     harness: CommandHarness, stdout: bytes, private: Path, trace: Trace, keep_empty: bool
-) -> None:
+) -> str | None:
     """After the process (in a thread): the answer and the trace events into ``trace``, then
     the private directory removed — or only emptied when ``keep_empty`` (a pooled case
     directory keeps it for the next case, with ``case.json`` zeroed; anything but the three
-    files there, or a ``case.json`` that is not a plain file of its own: removed)."""
+    files there, or a ``case.json`` that is not a plain file of its own: removed).
+
+    Returns:
+        The case's error when the answer file is past the bound (no answer kept), else None.
+    """
     try:
-        trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
+        problem: str | None = None
+        try:
+            trace.answer = _answer(harness, stdout, private / "answer.txt", trace)
+        except _TooLarge as exc:
+            trace.answer, problem = "", str(exc)
         apply_events(trace, private / "trace.jsonl")
+        return problem
     finally:
         if not (keep_empty and _emptied(private)):
             shutil.rmtree(private, True)
@@ -261,12 +329,34 @@ def _emptied(private: Path) -> bool:
         return False
 
 
+class _TooLarge(Exception):
+    """The answer file is past :data:`ANSWER_LIMIT_BYTES` (the message is the case's error)."""
+
+
 def _answer(harness: CommandHarness, stdout: bytes, answer_file: Path, trace: Trace) -> str:
-    """Stdout stripped, or the answer file's text stripped (``answer: file``)."""
+    """Stdout stripped, or the answer file's text stripped (``answer: file``): at most
+    :data:`ANSWER_LIMIT_BYTES` + 1 bytes of it are read, never the whole file first.
+
+    Raises:
+        _TooLarge: the file holds more than the bound.
+    """
     if harness.config.answer == "stdout":
         return stdout.decode("utf-8", "replace").strip()
     try:
-        return answer_file.read_bytes().decode("utf-8", "replace").strip()
+        # O_NOFOLLOW: the harness may have left a link in its place (to a file of its own
+        # sandbox, or a FIFO that never ends): only a regular file is read.
+        fd = os.open(answer_file, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         trace.events.append({"type": "note", "text": "the harness wrote no answer file"})
         return ""
+    except OSError as exc:
+        raise _TooLarge(f"the answer file cannot be read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _TooLarge("the answer file is not a regular file")
+        data = handle.read(ANSWER_LIMIT_BYTES + 1)
+    if len(data) > ANSWER_LIMIT_BYTES:
+        seen = max(info.st_size, len(data))
+        raise _TooLarge(too_large(f"{seen:,} bytes", "the answer file"))
+    return data.decode("utf-8", "replace").strip()
