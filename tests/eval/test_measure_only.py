@@ -113,3 +113,15 @@ def test_a_scorecard_compared_with_itself_says_so(rctx: Context) -> None:
         f"the baseline and the candidate are the same scorecard ({run.scorecard_id}): nothing"
         " can differ; compare another run against it"
     ]
+
+
+def test_an_answer_holding_nul_is_a_case_error_on_both_backends(rctx: Context) -> None:
+    """On PostgreSQL a harness answering a NUL byte (a binary on stdout) failed the whole run
+    with ``psycopg.DataError``; SQLite stored it. Now the case is an error naming the cause,
+    and the run finishes, on both."""
+    ds.register_dataset(rctx, arithmetic(n=2))
+    run = run_to_end(rctx, python_harness(rctx, "nul_answer"))
+    assert (run.status, run.counts.done, run.counts.error) == ("failed", 2, 2)
+    [result, _] = run_results.list_run_results(rctx, run.id)
+    assert result.error is not None and result.answer == ""
+    assert result.error.startswith("the answer holds a NUL character (U+0000) at character 2")

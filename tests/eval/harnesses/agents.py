@@ -107,3 +107,8 @@ def last_number(case: CaseInput) -> str:
     Inspect and lm-eval logs answer the same (tests/services/interop_logs.py)."""
     found = re.findall(r"\d+", case.task)
     return found[-1] if found else ""
+
+
+def nul_answer(case: CaseInput) -> str:
+    """Answers text holding a NUL byte, as a harness printing a binary would."""
+    return f"{case.case_id}\x00binary"

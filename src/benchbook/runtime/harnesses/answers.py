@@ -18,9 +18,19 @@ def too_large(size: str, where: str = "the answer") -> str:
 
 
 def answer_problem(answer: str | None) -> str | None:
-    """The error for an ``answer`` past :data:`ANSWER_LIMIT_BYTES`, else None (never encodes
-    more than four times the limit: a longer text is too large by its length alone)."""
-    if answer is None or len(answer) <= ANSWER_LIMIT_BYTES // 4:
+    """The error for an ``answer`` past :data:`ANSWER_LIMIT_BYTES` or holding NUL (U+0000,
+    which PostgreSQL's text cannot store: a binary printed as the answer failed the whole run
+    there), else None (never encodes more than four times the limit: a longer text is too
+    large by its length alone)."""
+    if answer is None:
+        return None
+    nul = answer.find("\x00")
+    if nul >= 0:
+        return (
+            f"the answer holds a NUL character (U+0000) at character {nul:,}: not text (a binary"
+            " output?); nothing of it was kept"
+        )
+    if len(answer) <= ANSWER_LIMIT_BYTES // 4:
         return None
     if len(answer) > ANSWER_LIMIT_BYTES:
         return too_large(f"{len(answer):,} characters")
