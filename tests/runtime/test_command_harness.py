@@ -103,10 +103,17 @@ def test_a_harness_that_forks_and_sleeps_past_its_timeout_is_killed_with_its_who
 
 
 def test_a_non_zero_exit_is_an_error_that_keeps_the_answer_and_stderr(run_case: RunCase) -> None:
-    result = run_case(_harness(["sh", "-c", "echo partial; echo oops >&2; exit 3"]), _case())
-    assert (result.status, result.error) == ("error", "exit code 3")
+    script = "echo partial; echo first >&2; echo '  why it failed  ' >&2; echo >&2; exit 3"
+    result = run_case(_harness(["sh", "-c", script]), _case())
+    # stderr's last non-blank line names the cause in the run's error summary (a script that
+    # could not be opened was "6 × exit code 2", the reason only in each trace)
+    assert (result.status, result.error) == ("error", "exit code 3: why it failed")
     assert result.trace.answer == "partial"
-    assert result.trace.stderr_tail == "oops\n"
+    assert result.trace.stderr_tail == "first\n  why it failed  \n\n"
+    quiet = run_case(_harness(["sh", "-c", "exit 4"]), _case())
+    assert (quiet.status, quiet.error) == ("error", "exit code 4")
+    long = run_case(_harness(["sh", "-c", "printf '%0300d' 0 >&2; exit 5"]), _case())
+    assert long.error == "exit code 5: " + "0" * 199 + "…"
 
 
 def test_only_the_tail_of_a_long_output_is_kept(run_case: RunCase, tmp_path: Path) -> None:
@@ -231,7 +238,9 @@ def test_a_path_filled_in_from_case_data_is_never_bound_into_the_sandbox(
         case_input = case_input.model_copy(update={"case_id": str(secret)})
     result = run_case(harness, case_input)
     assert "server-secret-91c2" not in result.trace.answer
-    assert (result.status, result.error) == ("error", "exit code 1")
+    assert result.status == "error" and result.error is not None
+    assert result.error.startswith("exit code 1: FileNotFoundError")
+    assert "server-secret-91c2" not in result.error
     assert "FileNotFoundError" in result.trace.stderr_tail
 
 

@@ -216,8 +216,9 @@ async def run_command(
         secrets: secret name → value; every name in ``config.secrets`` must be present.
 
     Returns:
-        RuntimeResult: ``ok``; or ``error`` with ``timeout``, ``exit code N`` (the answer still
-        captured), ``missing secret NAME``, ``cannot start …`` or a template problem.
+        RuntimeResult: ``ok``; or ``error`` with ``timeout``, ``exit code N[: stderr's last
+        line]`` (the answer still captured), ``missing secret NAME``, ``cannot start …`` or a
+        template problem.
     """
     started_at = datetime.now(UTC)
     started = time.monotonic()
@@ -268,8 +269,25 @@ async def run_command(
     if returncode is None:
         return RuntimeResult(status="error", error="timeout", trace=trace)
     if returncode != 0:
-        return RuntimeResult(status="error", error=f"exit code {returncode}", trace=trace)
+        said = _last_line(trace.stderr_tail)
+        error = f"exit code {returncode}" + (f": {said}" if said else "")
+        return RuntimeResult(status="error", error=error, trace=trace)
     return RuntimeResult(status="ok", trace=trace)
+
+
+#: Characters of stderr's last line an ``exit code N`` error quotes.
+SAID_CHARS = 200
+
+
+def _last_line(stderr_tail: str) -> str:
+    """The last non-blank line of ``stderr_tail`` (at most :data:`SAID_CHARS` characters, cut
+    with ``…``): why a process that exited non-zero says it did (``python3: can't open file
+    …``), so the run's error summary names the cause, not only ``6 × exit code 2``."""
+    lines = [line.strip() for line in stderr_tail.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    return last if len(last) <= SAID_CHARS else last[: SAID_CHARS - 1] + "…"
 
 
 def _setup(
