@@ -18,4 +18,5 @@ def runtime_config(settings: Settings) -> RuntimeConfig:
         chromium=settings.chromium,
         sandbox=sandbox_policy(settings, work_root),
         browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
+        git_allowed_hosts=tuple(settings.git_allowed_hosts),
     )
