@@ -96,6 +96,9 @@ class Settings(BaseSettings):
             ``host:port``; a name must resolve to public addresses only, while a loopback,
             link-local or private address is allowed only when listed as that IP literal
             (``127.0.0.1:8080``). Empty (default): only ``about:``/``data:`` pages.
+        git_allowed_hosts: the same rules for the server's git (a ``repo`` case's clone or
+            fetch): public hosts need no entry; a loopback or private git server is reached
+            only when listed as that IP literal. Empty (default): public hosts and mirrors.
     """
 
     model_config = SettingsConfigDict(env_prefix="BENCHBOOK_", extra="ignore")
@@ -149,6 +152,7 @@ class Settings(BaseSettings):
     sandbox_file_size_mb: int = Field(default=1024, ge=0)
     sandbox_ro_paths: list[Path] = Field(default_factory=list)
     browser_allowed_hosts: list[str] = Field(default_factory=list)
+    git_allowed_hosts: list[str] = Field(default_factory=list)
 
     @field_validator("trusted_proxies", mode="before")
     @classmethod

@@ -22,6 +22,15 @@ FILES = {"README.md": "# widget\n", "src/calc.py": "def add(a, b):\n    return a
 
 
 @pytest.fixture
+def runtime_config(tmp_path: Path) -> RuntimeConfig:
+    """The test git server listens on loopback: the installation lists ``127.0.0.1`` for git
+    (``BENCHBOOK_GIT_ALLOWED_HOSTS``; ``test_git_egress.py`` checks the refusal without it)."""
+    return RuntimeConfig(
+        work_root=tmp_path / "work", mirrors=tmp_path / "mirrors", git_allowed_hosts=("127.0.0.1",)
+    )
+
+
+@pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[GitServer, str]]:
     bare, commit = make_bare_repo(tmp_path / "remote", FILES)
     with serve_git(bare) as server:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from benchbook.contracts.run import ReportRunRequest, StartRunRequest
-from benchbook.errors import Forbidden
+from benchbook.errors import Forbidden, InvalidInput
 from benchbook.runtime.egress import host_of
 from benchbook.services import datasets as ds
 from benchbook.services import (
@@ -181,3 +181,69 @@ def test_an_endpoint_is_an_http_url_with_a_host(rctx: Context) -> None:  # noqa:
     assert [e.name for e in endpoints.list_endpoints(rctx)] == ["ok"]
     endpoints.remove_endpoint(rctx, "ok", shared=True)
     assert endpoints.list_endpoints(rctx) == []
+
+
+DOTTED = [
+    "/../internal/admin",
+    "/./../internal",
+    "/%2e%2e/internal/admin",
+    "/%2E%2E/internal",
+    "/..%2finternal",
+    "/..\\internal",
+    "/.",
+]
+
+
+@pytest.mark.parametrize("suffix", DOTTED)
+def test_a_base_url_with_dot_segments_is_refused_naming_the_field_and_never_called(
+    rctx: Context,  # noqa: F811
+    openai_server: OpenAIServer,
+    stage: tuple[Context, str],
+    suffix: str,
+) -> None:
+    mia, harness = stage
+    endpoints.add_endpoint(rctx, "local", openai_server.url)
+    set_secret(mia, "JUDGE_KEY", KEY, "user", hosts=[host_of(openai_server.url)])
+    escaping = StartRunRequest(
+        dataset="judged", harness=harness, graders=[judge(openai_server.url + suffix)]
+    )
+    with pytest.raises(InvalidInput) as caught:
+        runs.start_run(mia, escaping)
+    assert caught.value.details["errors"][0]["path"] == "graders[0].config.base_url"
+    assert caught.value.message.startswith("graders[0].config.base_url: ")
+    assert openai_server.call_count == 0
+
+
+def test_a_rescore_with_a_dotted_judge_url_is_refused(
+    rctx: Context,  # noqa: F811
+    openai_server: OpenAIServer,
+    stage: tuple[Context, str],
+) -> None:
+    mia, harness = stage
+    endpoints.add_endpoint(rctx, "local", openai_server.url)
+    set_secret(mia, "JUDGE_KEY", KEY, "user", hosts=[host_of(openai_server.url)])
+    run = run_execution.execute_run(mia, runs.start_run(mia, request(openai_server, harness)).id)
+    openai_server.reset()
+    with pytest.raises(InvalidInput, match=r"'\.\.' segments"):
+        scorecards.rescore_run(mia, run.id, [judge(openai_server.url + "/../internal/admin")])
+    assert openai_server.call_count == 0
+
+
+def test_an_endpoint_does_not_cover_a_path_that_walks_out_of_it() -> None:
+    from benchbook.runtime.egress import (
+        BoundSecrets,
+        SecretHostRefused,
+        endpoint_matches,
+        normalize_endpoint,
+        secret_for,
+    )
+
+    for suffix in DOTTED:
+        assert not endpoint_matches("http://127.0.0.1:8733/v1", "http://127.0.0.1:8733/v1" + suffix)
+        with pytest.raises(ValueError):
+            normalize_endpoint("http://127.0.0.1:8733/v1" + suffix)
+    bound = BoundSecrets({"K": ("sk-0123456789", ["127.0.0.1:8733"])})
+    assert secret_for(bound, "K", "http://127.0.0.1:8733/v1/chat") == "sk-0123456789"
+    with pytest.raises(SecretHostRefused):
+        secret_for(bound, "K", "http://127.0.0.1:8733/v1/../internal/admin")
+    assert endpoint_matches("http://127.0.0.1:8733/v1", "http://127.0.0.1:8733/v1/a.b/..c")

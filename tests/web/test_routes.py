@@ -163,6 +163,10 @@ def test_a_bad_offset_on_the_list_is_an_html_400_page(client: TestClient) -> Non
         ("/datasets/x?after=-1", "after"),
         (f"/datasets?offset={2**64}", "offset"),
         ("/datasets?q=a%00b", "q"),
+        (f"/datasets?q={'a' * 60_000}", "search: at most 512 characters"),
+        (f"/datasets?q={'_' * 60_000}", "search: at most 512 characters"),
+        (f"/datasets/x?q={'a' * 60_000}", "q: at most 512 characters"),
+        (f"/runs?harness={'a' * 60_000}", "harness: at most 512 characters"),
     ],
 )
 def test_out_of_range_cursors_and_nul_queries_are_html_400_pages_naming_the_parameter(

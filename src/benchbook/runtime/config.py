@@ -22,6 +22,8 @@ class RuntimeConfig:
         sandbox: how every case process is started (``runtime/sandbox.py``); on by default.
         browser_allowed_hosts: ``host`` / ``host:port`` entries a browser case may open
             (``environments/egress.py``); empty: none.
+        git_allowed_hosts: non-public ``host`` / ``host:port`` entries the server's git may
+            clone or fetch from (``environments/git_egress.py``); public hosts need none.
     """
 
     work_root: Path
@@ -32,3 +34,4 @@ class RuntimeConfig:
     env_providers: frozenset[str] = field(default_factory=frozenset)
     sandbox: SandboxPolicy = field(default_factory=SandboxPolicy)
     browser_allowed_hosts: tuple[str, ...] = ()
+    git_allowed_hosts: tuple[str, ...] = ()

@@ -13,14 +13,34 @@ from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+#: Spellings a server may decode into a ``.``/``..`` segment or a ``/`` (``%2e``, ``%2f``,
+#: ``%5c`` for ``\\``): a path holding one is refused, never normalised.
+_ENCODED = ("%2e", "%2f", "%5c")
 
 
 class SecretHostRefused(ValueError):
     """A secret was about to be sent to a host it is not bound to (message names both)."""
 
 
+def path_problem(url: str) -> str | None:
+    """Why the path of ``url`` could leave the endpoint it seems to be under, or None: a ``.``
+    or ``..`` segment, a backslash, or a percent-encoded dot, slash or backslash. Such a path
+    is refused rather than normalised (``/v1/../internal`` is not under ``/v1``)."""
+    path = urlsplit(url.strip()).path
+    lowered = path.lower()
+    if any(seg in (".", "..") for seg in path.split("/")):
+        return f"{url[:200]!r}: the path may not have '.' or '..' segments"
+    if "\\" in path or any(code in lowered for code in _ENCODED):
+        return f"{url[:200]!r}: the path may not hold a backslash or %2e, %2f, %5c"
+    return None
+
+
 def _parts(url: str) -> tuple[str, str, int, str]:
-    """``(scheme, host, port, path without trailing slash)``. Raises ValueError."""
+    """``(scheme, host, port, path without trailing slash)``. Raises ValueError (a path with
+    ``..`` included, :func:`path_problem`)."""
+    problem = path_problem(url)
+    if problem is not None:
+        raise ValueError(problem)
     split = urlsplit(url.strip())
     scheme = split.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not split.hostname:

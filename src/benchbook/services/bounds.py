@@ -15,6 +15,10 @@ from benchbook.errors import InvalidInput
 INT64_MAX = 2**63 - 1
 """Largest value a ``bigint`` column (and an SQLite integer) holds."""
 
+MAX_SEARCH = 512
+"""Longest search or filter text a listing accepts (a case id's own limit). SQLite refuses a
+``LIKE`` pattern past 50,000 bytes ("LIKE or GLOB pattern too complex"), which was a 500."""
+
 
 def bounded_int(value: int, path: str, low: int = 0, high: int = INT64_MAX) -> int:
     """``value`` when ``low ≤ value ≤ high``.
@@ -63,3 +67,18 @@ def check_text(value: Any, path: str = "") -> None:
             f"{where}: {message}; remove it and send the text again",
             {"errors": [{"path": where, "message": message}]},
         )
+
+
+def bounded_search(value: str | None, path: str) -> str | None:
+    """``value`` when it is at most :data:`MAX_SEARCH` characters of storable text (or None).
+
+    Raises:
+        InvalidInput: naming ``path``: ``search: at most 512 characters``.
+    """
+    check_text(value, path)
+    if value is not None and len(value) > MAX_SEARCH:
+        raise InvalidInput(
+            f"{path}: at most {MAX_SEARCH} characters",
+            {"errors": [{"path": path, "message": f"longer than {MAX_SEARCH} characters"}]},
+        )
+    return value

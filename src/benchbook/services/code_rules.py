@@ -27,7 +27,7 @@ from typing import Any
 from pydantic import JsonValue
 from sqlalchemy import Connection
 
-from benchbook.contracts.dataset import Case, GraderSpec, RepoEnv
+from benchbook.contracts.dataset import Case, GitSource, GraderSpec, PathSource, RepoEnv
 from benchbook.contracts.harness import (
     AgentHarness,
     AnyHarness,
@@ -36,8 +36,10 @@ from benchbook.contracts.harness import (
     OpenAIHarness,
 )
 from benchbook.contracts.registered import EnvironmentRecipe, RegisteredGrader
-from benchbook.errors import Forbidden, InvalidInput
+from benchbook.errors import Conflict, Forbidden, InvalidInput
 from benchbook.runtime.egress import host_of, refusal
+from benchbook.runtime.environments.git_egress import static_problem
+from benchbook.runtime.environments.repo import RepoError, mirror_path
 from benchbook.runtime.harnesses.command import argv_file_refusal, unshown_argv_files
 from benchbook.runtime.sandbox import SandboxPolicy
 from benchbook.services import registered
@@ -45,6 +47,7 @@ from benchbook.services.context import LOCAL_ADMIN, Context
 from benchbook.services.endpoints import check_base_url, registered_urls
 from benchbook.services.environments import ENVIRONMENT
 from benchbook.services.graders import GRADER
+from benchbook.services.runtime_settings import runtime_config
 from benchbook.services.secrets import secret_records_for
 from benchbook.store import accounts as accounts_repo
 from benchbook.store.datasets import VersionRow
@@ -115,6 +118,8 @@ class CodeCheck:
         """Check one case's code: its own graders (when the plan has none), the test command
         ``tests-pass`` would read from it, and its ``env.setup``."""
         base = f"cases[{position}]"
+        if self.executes:
+            self._source(case, base)
         recipe = self._setup(case, base)
         specs = plan or case.graders
         if not plan:
@@ -125,6 +130,36 @@ class CodeCheck:
         for spec in specs:
             if spec.id == "tests-pass" and not _inline(spec.config) and "grader" not in spec.config:
                 self._test_cmd(case, spec, base, recipe)
+
+    def _source(self, case: Case, base: str) -> None:
+        """A repo case's source: a git host the server's git may not reach (decided from the
+        URL alone; DNS is checked when the case runs) is 409 unless its mirror is in the cache;
+        a local ``path`` only from an admin's dataset."""
+        env = case.env
+        if not isinstance(env, RepoEnv):
+            return
+        source = env.source
+        if isinstance(source, PathSource) and not self.data_trusted:
+            raise Forbidden(
+                f"{base}.env.source.path: case {case.id!r} names a path on the server, and this"
+                " dataset version was not written by an admin; give a git URL or files",
+                {"path": f"{base}.env.source.path", "case_id": case.id},
+            )
+        if not isinstance(source, GitSource):
+            return
+        problem = static_problem(source.git, tuple(self.ctx.settings.git_allowed_hosts))
+        if problem is None:
+            return
+        try:
+            mirrors = runtime_config(self.ctx.settings).mirrors
+            if (mirror_path(mirrors, source.git) / "HEAD").is_file():
+                return  # a registered (seeded) mirror: read without network
+        except RepoError:
+            pass
+        raise Conflict(
+            f"{base}.env.source.git: case {case.id!r}: {source.git[:200]}: {problem}",
+            {"path": f"{base}.env.source.git", "case_id": case.id, "url": source.git[:200]},
+        )
 
     def _setup(self, case: Case, base: str) -> EnvironmentRecipe | None:
         env = case.env

@@ -9,7 +9,7 @@ from collections.abc import Generator, Iterator
 from benchbook.contracts import Case
 from benchbook.contracts.dataset import CaseMatch, CaseNeighbours
 from benchbook.errors import InvalidInput, NotFound
-from benchbook.services.bounds import bounded_int
+from benchbook.services.bounds import bounded_int, bounded_search
 from benchbook.services.context import Context
 from benchbook.services.resolve import resolve_version
 from benchbook.store import case_reads
@@ -36,10 +36,11 @@ def search_cases(
     """Up to ``limit`` (1-200) cases of ``dataset_id@ref`` whose id or content (task,
     expected, metadata) contains ``query``, case-insensitively, in version order, each with
     its 0-based position (a substring scan: ~0.1 s at 100k cases). Raises NotFound like
-    :func:`get_dataset`, InvalidInput for an empty query or a ``limit`` out of range."""
+    :func:`get_dataset`, InvalidInput for an empty query, one past 512 characters (path ``q``)
+    or a ``limit`` out of range."""
     ctx.require("datasets:read")
     bounded_int(limit, "limit", low=1, high=200)
-    needle = query.strip()
+    needle = (bounded_search(query, "q") or "").strip()
     if not needle:
         raise InvalidInput("search text is empty", {"errors": [{"path": "q", "message": "empty"}]})
     with ctx.engine.connect() as conn:

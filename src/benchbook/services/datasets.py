@@ -29,7 +29,7 @@ from benchbook.datasets.identity import dataset_meta, version_hash
 from benchbook.datasets.versions import clean_version_tags, pick_latest, sort_versions
 from benchbook.errors import Forbidden, InvalidInput, NotFound
 from benchbook.services.activity import resource_timeline
-from benchbook.services.bounds import bounded_int
+from benchbook.services.bounds import bounded_int, bounded_search
 from benchbook.services.context import Context
 from benchbook.services.controls import may_delete_created_by
 from benchbook.services.dataset_cases import MAX_AFTER as MAX_AFTER
@@ -126,12 +126,14 @@ def list_datasets(
     the latest version's cases (case-insensitive substring). ``sort`` is ``name``
     (ascending), ``updated`` or ``cases`` (both descending). Each item's ``version_tags``
     maps a version tag to the version it names. ``limit`` is clamped to 1-1000; ``offset``
-    must be 0…2⁶³-1 (InvalidInput, path ``offset``). One SQL statement per page (~25 ms of
+    must be 0…2⁶³-1 (InvalidInput, path ``offset``); ``search`` at most 512 characters
+    (InvalidInput, path ``search``). One SQL statement per page (~25 ms of
     CPU on SQLite for 10,000 ids × 3 versions, ``bench/datasets_list.py``); totals cover the
     whole filtered listing.
     """
     ctx.require("datasets:read")
     limit, offset = max(1, min(limit, MAX_PAGE)), bounded_int(offset, "offset")
+    bounded_search(search, "search")
     with ctx.engine.connect() as conn:
         page = heads.list_heads(
             conn, ctx.workspace, search=search, owner=owner, sort=sort, limit=limit, offset=offset

@@ -14,7 +14,7 @@ from sqlalchemy import Connection
 
 from benchbook.contracts.registered import Endpoint
 from benchbook.errors import Conflict, Forbidden, InvalidInput, NotFound
-from benchbook.runtime.egress import endpoint_matches, normalize_endpoint
+from benchbook.runtime.egress import endpoint_matches, normalize_endpoint, path_problem
 from benchbook.services.context import Context
 from benchbook.store import endpoints as repo
 from benchbook.store.tables import SHARED_WORKSPACE
@@ -99,8 +99,15 @@ def check_base_url(urls: list[str], base_url: str, path: str) -> None:
     """Refuse a ``base_url`` no registered endpoint covers.
 
     Raises:
+        InvalidInput: the URL's path has a ``.``/``..`` segment, a backslash or an encoded dot,
+            slash or backslash (it could walk out of an endpoint); names ``path``.
         Forbidden: naming ``path`` (``graders[0].config.base_url``) and the URL.
     """
+    problem = path_problem(base_url)
+    if problem is not None:
+        raise InvalidInput(
+            f"{path}: {problem}", {"errors": [{"path": path, "message": problem}], "url": base_url}
+        )
     if any(endpoint_matches(u, base_url) for u in urls):
         return
     raise Forbidden(

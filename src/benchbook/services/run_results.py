@@ -14,7 +14,7 @@ from benchbook.contracts.run import MAX_REPEATS, RESULT_FILTERS, CaseResult, Res
 from benchbook.contracts.score import Score
 from benchbook.errors import InvalidInput, NotFound, PayloadTooLarge
 from benchbook.services import traces
-from benchbook.services.bounds import check_text
+from benchbook.services.bounds import MAX_SEARCH, check_text
 from benchbook.services.comparisons import resolve_baseline
 from benchbook.services.context import Context
 from benchbook.services.runs import MAX_PAGE, load_run
@@ -23,9 +23,6 @@ from benchbook.store import result_pages
 from benchbook.store import run_results as result_repo
 from benchbook.store import runs as repo
 from benchbook.store import scorecards as card_repo
-
-MAX_SEARCH = 512
-"""Longest case-id search text (a case id's own limit)."""
 
 
 def list_run_results(

@@ -15,6 +15,7 @@ from sqlalchemy import Connection
 from benchbook.contracts.run import DatasetRuns, ErrorCount, Run, RunCounts, RunPlan, RunSettings
 from benchbook.errors import InvalidInput, NotFound
 from benchbook.eval.scorecards import rated, wilson_interval
+from benchbook.services.bounds import bounded_search
 from benchbook.services.context import Context
 from benchbook.store import run_results
 from benchbook.store import runs as repo
@@ -135,12 +136,14 @@ def list_runs(
             before it.
 
     Raises:
-        InvalidInput: ``limit`` out of range.
+        InvalidInput: ``limit`` out of range, ``dataset`` or ``harness`` past 512 characters.
         NotFound: ``before`` is not one of the workspace's runs.
     """
     ctx.require("runs:read")
     if not 1 <= limit <= MAX_PAGE:
         raise InvalidInput(f"limit must be between 1 and {MAX_PAGE}", {"limit": limit})
+    bounded_search(dataset, "dataset")
+    bounded_search(harness, "harness")
     dataset_id, _, dataset_version = (dataset or "").partition("@")
     with ctx.engine.connect() as conn:
         keyset = None

@@ -21,4 +21,5 @@ def runtime_config(settings: Settings, argv_files: bool = False) -> RuntimeConfi
         chromium=settings.chromium,
         sandbox=replace(sandbox_policy(settings, work_root), argv_files=argv_files),
         browser_allowed_hosts=tuple(settings.browser_allowed_hosts),
+        git_allowed_hosts=tuple(settings.git_allowed_hosts),
     )

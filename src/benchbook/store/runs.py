@@ -106,7 +106,11 @@ def list_runs(
         at, rid = before
         stmt = stmt.where(or_(_R.created_at < at, and_(_R.created_at == at, _R.id < rid)))
     if harness is not None:
-        cond = _R.harness_ref == harness if "@" in harness else _R.harness_ref.like(f"{harness}@%")
+        cond = (
+            _R.harness_ref == harness
+            if "@" in harness
+            else _R.harness_ref.startswith(f"{harness}@", autoescape=True)
+        )
         stmt = stmt.where(cond)
     if status is not None:
         stmt = stmt.where(_R.status == status)

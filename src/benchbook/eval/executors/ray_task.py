@@ -4,7 +4,8 @@ This module is imported by the Ray worker process, so it depends only on the con
 runtime (never on grading, the store or the services). The task receives two JSON documents:
 
 - ``shared`` (one object per run, put in the object store once): ``{harness, secrets,
-  runtime: {work_root, mirrors, chromium, tail_bytes, sandbox, browser_allowed_hosts}}`` —
+  runtime: {work_root, mirrors, chromium, tail_bytes, sandbox, browser_allowed_hosts,
+  git_allowed_hosts}}`` —
   ``secrets`` holds only the values the harness names (command ``secrets``, openai
   ``api_key_secret``); ``sandbox`` is the server's :class:`SandboxPolicy`, so a worker starts
   case processes in the same sandbox (it needs bubblewrap too, ``docs/security.md``);
@@ -53,6 +54,7 @@ def shared_payload(harness: Any, secrets: dict[str, str], runtime: RuntimeConfig
                     runtime.sandbox, dict_factory=lambda kv: {k: _plain(v) for k, v in kv}
                 ),
                 "browser_allowed_hosts": list(runtime.browser_allowed_hosts),
+                "git_allowed_hosts": list(runtime.git_allowed_hosts),
             },
         }
     )
@@ -70,6 +72,7 @@ def _parse_shared(shared: bytes) -> tuple[Any, RuntimeConfig, dict[str, str]]:
         tail_bytes=rt["tail_bytes"],
         sandbox=_policy(rt["sandbox"]),
         browser_allowed_hosts=tuple(rt["browser_allowed_hosts"]),
+        git_allowed_hosts=tuple(rt.get("git_allowed_hosts", ())),
     )
     return _HARNESS.validate_python(spec["harness"]), runtime, spec["secrets"]
 

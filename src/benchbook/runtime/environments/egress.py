@@ -93,7 +93,8 @@ def _literal(host: str) -> IPAddress | None:
         return None
 
 
-async def _resolve(host: str) -> list[IPAddress]:
+async def resolve_addresses(host: str) -> list[IPAddress]:
+    """Every address ``host`` resolves to (raises OSError when it does not)."""
     loop = asyncio.get_running_loop()
     infos = await loop.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     return [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
@@ -114,7 +115,7 @@ async def resolve_allowed(entries: tuple[str, ...]) -> tuple[list[AllowedHost], 
             allowed.append(AllowedHost(host, port, str(literal)))
             continue
         try:
-            addresses = await _resolve(host)
+            addresses = await resolve_addresses(host)
         except OSError as exc:
             notes.append(f"{entry}: does not resolve ({exc})")
             continue
@@ -174,6 +175,7 @@ __all__ = [
     "blocked_range",
     "check_url",
     "parse_entry",
+    "resolve_addresses",
     "resolve_allowed",
     "resolver_rules",
 ]

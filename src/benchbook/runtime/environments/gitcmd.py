@@ -83,10 +83,12 @@ async def git(
     stdin: bytes | None = None,
     sandbox: SandboxPolicy | None = None,
     writable: Sequence[Path] = (),
+    config: Sequence[str] = (),
 ) -> str:
     """Run ``git <args>`` in ``cwd`` (``stdin`` fed to it when given); its stdout as text
     (invalid UTF-8 replaced). With ``sandbox``, git runs inside it (no network; ``writable``
-    the only writable paths): for working copies case code has touched.
+    the only writable paths): for working copies case code has touched. ``config`` is more
+    ``-c key=value`` options (a network clone's egress rules, ``git_egress``).
 
     Raises:
         GitError: non-zero exit, timeout, git not startable, or the sandbox refused; names the
@@ -98,6 +100,7 @@ async def git(
         proc = await asyncio.create_subprocess_exec(
             "git",
             *_CONFIG,
+            *config,
             *args,
             cwd=cwd,
             env=git_env(env),

@@ -2,7 +2,8 @@
 
 Sources:
 
-- ``{git, ref}``: through the mirror cache ``<mirrors>/<host>/<owner>/<repo>.git`` (``git clone
+- ``{git, ref}`` (an http(s) URL whose host passes :mod:`.git_egress` before any clone or
+  fetch): through the mirror cache ``<mirrors>/<host>/<owner>/<repo>.git`` (``git clone
   --mirror`` on demand, ``git fetch`` when the ref is missing, one lock per mirror — an asyncio
   lock per path and an ``fcntl`` file lock across processes). The working copy receives only the
   objects of the resolved commit's history (``git fetch <mirror> <sha>``), so nothing else
@@ -30,11 +31,18 @@ from benchbook.contracts.dataset import FilesSource, GitSource, RepoEnv
 from benchbook.contracts.git_urls import git_url_problem
 from benchbook.contracts.run import CaseInput, EnvAudit, EnvSnapshot
 from benchbook.runtime.config import RuntimeConfig
+from benchbook.runtime.environments.git_egress import (
+    GIT_PROTOCOLS,
+    GitEgressError,
+    git_network_config,
+)
 from benchbook.runtime.environments.gitcmd import GitError, git, mirror_lock, tail
 from benchbook.runtime.environments.workspace import Workspace
 from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
 
 _SETUP_TAIL_CHARS = 2000
+#: A network clone or fetch speaks http(s) only (no ``file``, ``ext``, ``ssh`` remote).
+_NETWORK_ENV = {"GIT_ALLOW_PROTOCOL": GIT_PROTOCOLS}
 
 
 class RepoError(Exception):
@@ -93,19 +101,42 @@ def _async_lock(path: Path) -> asyncio.Lock:
     return locks.setdefault(path, asyncio.Lock())
 
 
-async def ensure_commit(mirror: Path, url: str, ref: str) -> str:
-    """Clone or fetch the mirror of ``url`` as needed; the full SHA ``ref`` resolves to.
+async def _network(url: str, allowed: tuple[str, ...]) -> list[str]:
+    """The ``-c`` options of a clone or fetch of ``url`` (:mod:`.git_egress`).
 
     Raises:
-        RepoError: the clone or fetch failed, or ``ref`` names no commit even after a fetch.
+        RepoError: the host is not one the server's git may reach; nothing was fetched.
+    """
+    try:
+        return await git_network_config(url, allowed)
+    except GitEgressError as exc:
+        raise RepoError(f"{url[:200]}: {exc}") from None
+
+
+async def ensure_commit(mirror: Path, url: str, ref: str, allowed: tuple[str, ...] = ()) -> str:
+    """Clone or fetch the mirror of ``url`` as needed; the full SHA ``ref`` resolves to. A
+    mirror that has ``ref`` is read without network; a clone or fetch first passes the egress
+    rules of :mod:`.git_egress` (``allowed``: the installation's non-public git hosts).
+
+    Raises:
+        RepoError: the host is refused, the clone or fetch failed, or ``ref`` names no commit
+            even after a fetch.
     """
     async with _async_lock(mirror), mirror_lock(mirror):
         if not (mirror / "HEAD").is_file():
-            await _clone_mirror(mirror, url)
+            await _clone_mirror(mirror, url, await _network(url, allowed))
         commit = await _resolve(mirror, ref)
         if commit is None:
             try:
-                await git(["fetch", "--prune", "--tags", "origin"], mirror)
+                origin = (await git(["config", "remote.origin.url"], mirror)).strip()
+            except GitError as exc:
+                raise RepoError(f"ref {ref!r} not in the mirror of {url}: {exc}") from exc
+            options = await _network(origin, allowed)
+            try:
+                await git(
+                    ["fetch", "--prune", "--tags", "origin"], mirror, env=_NETWORK_ENV,
+                    config=options,
+                )  # fmt: skip
             except GitError as exc:
                 raise RepoError(f"git fetch {url} failed: {exc}") from exc
             commit = await _resolve(mirror, ref)
@@ -114,13 +145,16 @@ async def ensure_commit(mirror: Path, url: str, ref: str) -> str:
         return commit
 
 
-async def _clone_mirror(mirror: Path, url: str) -> None:
+async def _clone_mirror(mirror: Path, url: str, options: list[str]) -> None:
     # Clone beside the final path and rename, so a killed clone never leaves a half mirror.
     mirror.parent.mkdir(parents=True, exist_ok=True)
     partial = mirror.with_name(mirror.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        await git(["clone", "--mirror", "--quiet", url, str(partial)], mirror.parent)
+        await git(
+            ["clone", "--mirror", "--quiet", url, str(partial)], mirror.parent,
+            env=_NETWORK_ENV, config=options,
+        )  # fmt: skip
         # Working copies fetch single commits by SHA from the mirror.
         await git(["config", "uploadpack.allowAnySHA1InWant", "true"], partial)
     except GitError as exc:
@@ -259,7 +293,7 @@ async def _prepare(case_input: CaseInput, config: RuntimeConfig, workdir: Path) 
     source = env.source
     if isinstance(source, GitSource):
         mirror = mirror_path(config.mirrors, source.git)
-        commit = await ensure_commit(mirror, source.git, source.ref)
+        commit = await ensure_commit(mirror, source.git, source.ref, config.git_allowed_hosts)
         await checkout(mirror, commit, workdir)
         return commit
     if isinstance(source, FilesSource):
