@@ -22,7 +22,7 @@ from benchbook.settings import Settings
 from tests.runtime.runner import RunCase
 
 SECRET = "server-private-5e1d"
-READER = 'for f in "$@"; do head -c 200 "$f"; done'
+READER = 'for f in "$@"; do head -c 200 "$f" | tr -d "\\000"; done'  # a binary's NULs dropped
 
 
 def _harness(argv: list[str]) -> CommandHarness:
