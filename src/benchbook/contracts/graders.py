@@ -5,9 +5,10 @@ to the pydantic model of its ``config``. The CLI, the HTTP API, MCP and the web 
 runs through one service, which checks a plan's graders against these schemas
 (:func:`benchbook.eval.plan_checks.check_plan`) before any case runs: unknown keys are refused
 by name with the closest known key suggested, so a typo such as ``rubrik`` never silently
-becomes "no rubric". Values keep their graders' own checks (a bad pattern is still the grader's
-error on the case that shows it); the judge's config is checked whole, since a judge that cannot
-be asked is refused before the run, never skipped.
+becomes "no rubric". Values no answer could be graded with (a ``regex`` pattern that does not
+compile, an unknown ``numeric`` mode, a negative ``tolerance``) are refused there too, by the
+graders' own checks (``plan_checks.check_grader_values``); the judge's config is checked whole,
+since a judge that cannot be asked is refused before the run, never skipped.
 """
 
 from __future__ import annotations

@@ -53,6 +53,7 @@ from benchbook.datasets.templates import (
     value_text,
 )
 from benchbook.errors import InvalidInput
+from benchbook.user_patterns import PatternTimeout, UserPattern
 
 CaseRow = tuple[str, bytes, str]
 CaseHook = Callable[[dict[str, Any], Row], None]
@@ -151,11 +152,11 @@ class CaseBuilder:
         self._hot = _HotFields(self)
 
     @staticmethod
-    def _pattern(source: str | None) -> re.Pattern[str] | None:
+    def _pattern(source: str | None) -> UserPattern | None:
         if source is None:
             return None
         try:
-            return re.compile(source)
+            return UserPattern(source)
         except re.error as exc:
             message = f"mapping.answer_pattern: not a regular expression: {exc}"
             raise InvalidInput(
@@ -221,13 +222,19 @@ class CaseBuilder:
                 raise missing_field(self.mapping.answer_field, row)
             return value
         text = self._required(row, self.mapping.answer_field)
-        match = self.pattern.search(text)
+        try:
+            match = self.pattern.search(text)
+        except PatternTimeout as exc:
+            raise RowError(
+                f"answer_pattern {self.pattern.pattern!r} took longer than {exc.timeout_s:g} s "
+                f"on field {self.mapping.answer_field!r}"
+            ) from exc
         if match is None:
             raise RowError(
                 f"answer_pattern {self.pattern.pattern!r} does not match "
                 f"field {self.mapping.answer_field!r}"
             )
-        return (match.group(1) if self.pattern.groups else match.group(0)).strip()
+        return (match.group(1 if self.pattern.groups else 0) or "").strip()
 
     def _fixed_env(self) -> dict[str, Any] | None:
         """The env shared by every row (prompt, os-use, a constant URL or repo path), canonical."""

@@ -9,14 +9,14 @@ The schemas are :data:`benchbook.contracts.graders.GRADER_CONFIGS`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ValidationError
 
 from benchbook.contracts.dataset import GraderSpec
 from benchbook.contracts.graders import GRADER_CONFIGS, JudgeConfig, Rubric, judge_config
 from benchbook.errors import InvalidInput
-from benchbook.eval.graders import check_grader_ids
+from benchbook.eval.graders import check_grader_ids, numeric, regex
 
 
 def check_plan(specs: Sequence[GraderSpec]) -> list[BaseModel]:
@@ -28,7 +28,38 @@ def check_plan(specs: Sequence[GraderSpec]) -> list[BaseModel]:
             names ``graders[i] (id)``.
     """
     check_grader_ids(specs)
-    return [check_grader_config(spec, f"graders[{i}] ({spec.id})") for i, spec in enumerate(specs)]
+    parsed = [
+        check_grader_config(spec, f"graders[{i}] ({spec.id})") for i, spec in enumerate(specs)
+    ]
+    check_grader_values(specs)
+    return parsed
+
+
+_VALUE_CHECKS: dict[str, Callable[[GraderSpec], tuple[str, str] | None]] = {
+    "numeric": numeric.config_problem,
+    "regex": regex.config_problem,
+}
+
+
+def check_grader_values(specs: Sequence[GraderSpec]) -> None:
+    """Refuse a config value no case could be graded with (a ``regex`` pattern that does not
+    compile, an unknown ``numeric`` mode, a negative ``tolerance`` …) — before any case runs,
+    instead of a grader error on every case.
+
+    Raises:
+        InvalidInput: ``graders[i] (id): config.key: problem``; ``details.errors[0].path`` is
+            ``graders[i].config.key``.
+    """
+    for i, spec in enumerate(specs):
+        check = _VALUE_CHECKS.get(spec.id)
+        problem = check(spec) if check is not None else None
+        if problem is not None:
+            key, message = problem
+            path = f"graders[{i}].config.{key}"
+            raise InvalidInput(
+                f"graders[{i}] ({spec.id}): config.{key}: {message}",
+                {"grader": spec.id, "key": key, "errors": [{"path": path, "message": message}]},
+            )
 
 
 def check_grader_config(spec: GraderSpec, where: str) -> BaseModel:

@@ -31,7 +31,7 @@ from benchbook.datasets.versions import LATEST
 from benchbook.errors import Conflict, InvalidInput
 from benchbook.eval.executors.ray_cluster import INSTALL_HINT, ray_installed
 from benchbook.eval.graders import check_grader_ids
-from benchbook.eval.plan_checks import check_plan
+from benchbook.eval.plan_checks import check_grader_values, check_plan
 from benchbook.eval.plans import plan_hash
 from benchbook.eval.scorecards import rated as rated  # the CLI's live bar asks it too
 from benchbook.services.budgets import with_cap
@@ -103,14 +103,16 @@ def select_cases(
 
 
 def check_stored_grader_ids(case: Case) -> None:
-    """A stored case's own graders must be known here.
+    """A stored case's own graders must be known here, their config values usable.
 
     Raises:
-        Conflict: the case names an unknown grader (the request is well formed; the stored
-            case is what it contradicts), naming the case and listing the known ids.
+        Conflict: the case names an unknown grader or one whose config no answer could be
+            graded with (the request is well formed; the stored case is what it contradicts),
+            naming the case and listing the known ids or the bad value.
     """
     try:
         check_grader_ids(case.graders)
+        check_grader_values(case.graders)
     except InvalidInput as exc:
         raise Conflict(f"case {case.id!r}: {exc.message}", exc.details) from exc
 

@@ -41,6 +41,7 @@ from benchbook.contracts.score import Score
 from benchbook.eval.graders.verdicts import error, skipped, verdict
 from benchbook.eval.submission import Submission
 from benchbook.runtime.sandbox import SandboxError, SandboxPolicy, run_sandboxed
+from benchbook.user_patterns import PatternTimeout, UserPattern
 
 WorkspaceGrader: TypeAlias = Callable[[GraderSpec, "Submission", Case], Awaitable[Score]]
 """``async (spec, submission, case) -> Score``."""
@@ -250,7 +251,7 @@ async def grade_command(spec: GraderSpec, submission: Submission, case: Case) ->
         raw_pattern = spec.config.get("pass_pattern")
         if raw_pattern is not None and not isinstance(raw_pattern, str):
             raise ValueError("config.pass_pattern must be a regular expression")
-        pattern = re.compile(raw_pattern, re.MULTILINE) if raw_pattern is not None else None
+        pattern = UserPattern(raw_pattern, re.MULTILINE) if raw_pattern is not None else None
     except (ValueError, re.error) as exc:
         return error(spec, f"bad config: {exc}")
     outcome, early = await _run(spec, submission, argv, timeout_s)
@@ -260,7 +261,11 @@ async def grade_command(spec: GraderSpec, submission: Submission, case: Case) ->
     detail = _detail(argv, outcome)
     if pattern is None:
         return verdict(spec, outcome.exit_code == 0, detail)
-    matched = pattern.search(outcome.stdout + "\n" + outcome.stderr) is not None
+    output = outcome.stdout + "\n" + outcome.stderr
+    try:  # off the event loop; the match itself lets go of the GIL and is time-bound
+        matched = await asyncio.to_thread(pattern.search, output) is not None
+    except PatternTimeout as exc:
+        return error(spec, f"command grader: pass_pattern: {exc} on this output", detail)
     return verdict(spec, matched, {**detail, "pass_pattern": pattern.pattern})
 
 

@@ -32,6 +32,14 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from benchbook.eval.graders.linear_rules import (
+    brace_sqrt_index,
+    keep_between_dollars,
+    search_lazy_sentence,
+    unwrap_boxed_greedy,
+    unwrap_lazy,
+)
+
 # Minerva appendix D, in lm-eval 0.4.x's order.
 SUBSTITUTIONS: tuple[tuple[str, str], ...] = (
     ("an ", ""),
@@ -81,7 +89,9 @@ REMOVED_EXPRESSIONS: tuple[str, ...] = (
     "\\dots",
 )
 _COMMAND = re.compile(r"(\\[a-zA-Z]+)")
-_FINAL_SENTENCE = re.compile(r"Final Answer: The final answer is(.*?). I hope it is correct.")
+# Minerva's r"Final Answer: The final answer is(.*?). I hope it is correct.", run in linear time.
+_FINAL_PREFIX = "Final Answer: The final answer is"
+_FINAL_SUFFIX = " I hope it is correct"
 _END = "I hope it is correct."
 
 
@@ -115,8 +125,8 @@ def final_answer_text(text: str) -> str:
     boxed = last_boxed(text)
     if boxed is not None:
         return boxed
-    match = _FINAL_SENTENCE.search(text + _END)
-    return match.group(1).strip() if match else text.strip()
+    stated = search_lazy_sentence(text + _END, _FINAL_PREFIX, _FINAL_SUFFIX)
+    return stated.strip() if stated is not None else text.strip()
 
 
 def _drop_units(text: str) -> str:
@@ -139,12 +149,15 @@ def _drop_units(text: str) -> str:
 def normalize_final_answer(answer: str) -> str:
     """Minerva's ``normalize_final_answer`` (module docstring), as lm-eval 0.4.x ships it."""
     text = _drop_units(answer.split("=")[-1])
-    text = re.sub(r"(.*?)(\$)(.*?)(\$)(.*)", "$\\3$", text)
+    # lm-eval's regexes, in its order; the quadratic ones by their linear equivalents:
+    # r"(.*?)(\$)(.*?)(\$)(.*)" → "$\\3$", rf"(\\{command}\{{)(.*?)(\}})" → "\\2",
+    # r"(\\boxed\{)(.*)(\})" → "\\2", r"(sqrt)(\[[^\]]*\])(\w)" → "\\1\\2{\\3}".
+    text = keep_between_dollars(text)
     for command in ("text", "textbf", "overline"):
-        text = re.sub(rf"(\\{command}\{{)(.*?)(\}})", "\\2", text)
-    text = re.sub(r"(\\boxed\{)(.*)(\})", "\\2", text)
+        text = unwrap_lazy(text, command)
+    text = unwrap_boxed_greedy(text)
     text = re.sub(r"(frac)([^{])(.)", "frac{\\2}{\\3}", text)
-    text = re.sub(r"(sqrt)(\[[^\]]*\])(\w)", "\\1\\2{\\3}", text)
+    text = brace_sqrt_index(text)
     text = re.sub(r"(sqrt)(?!\[)([^{])", "sqrt{\\2}", text)
     text = text.replace("$", "")
     if re.fullmatch(r"-?\d{1,3}(,\d{3})+", text):
