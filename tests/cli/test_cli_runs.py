@@ -175,3 +175,23 @@ def test_retry_and_resume_in_the_cli_are_never_taken_by_a_serving_worker_first(
     finally:
         worker.stop()
         worker.join(5)
+
+
+def test_the_leaderboard_names_hidden_subset_runs_and_a_footnote_only_for_a_frontier(
+    cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """A new user's trial: a board of subset runs only said "no finished runs", and the
+    frontier footnote was printed under tables where no row had a ``*``."""
+    _setup(cli_env, tmp_path)
+    assert invoke(cli_env, "run", "sums", "--harness", "add", "--limit", "2").exit_code == 0
+    empty = invoke(cli_env, "leaderboard", "sums")
+    assert empty.exit_code == 0, empty.output
+    said = " ".join(empty.stdout.split())
+    assert said == (
+        "no run of sums@1.0.0 over all its cases yet; 1 subset run (--include-partial shows"
+        " them, ranked apart)"
+    )
+    shown = invoke(cli_env, "leaderboard", "sums", "--include-partial")
+    text = " ".join(shown.stdout.split())
+    assert "subset: first 2 cases, ranked apart" in text
+    assert "cost–accuracy frontier" not in text  # nothing priced: no row on a frontier

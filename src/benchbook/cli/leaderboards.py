@@ -103,7 +103,8 @@ def print_leaderboard(board: Leaderboard) -> None:
                 cell(", ".join(r.tags)),
             )
         console.print(table)
-    console.print(cell("* on the cost–accuracy frontier (no other row is cheaper and better)"))
+    if any(group.frontier for group in board.groups):  # the footnote only where a row has it
+        console.print(cell("* on the cost–accuracy frontier (no other row is cheaper and better)"))
 
 
 def _cases(cases: int, dataset_cases: int, partial: bool) -> str:
