@@ -27,7 +27,6 @@ re-exported here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, MutableSequence
 from hashlib import sha256
 from typing import Any
@@ -38,6 +37,7 @@ from benchbook.contracts.recipe import GraderTemplate, Mapping
 from benchbook.datasets.case_bodies import CaseCanonicalizer
 from benchbook.datasets.mapping_rules import (
     RowError,
+    answer_pattern,
     git_url,
     missing_field,
     parse_flag,
@@ -53,7 +53,7 @@ from benchbook.datasets.templates import (
     value_text,
 )
 from benchbook.errors import InvalidInput
-from benchbook.user_patterns import PatternTimeout, UserPattern
+from benchbook.user_patterns import PatternTimeout
 
 CaseRow = tuple[str, bytes, str]
 CaseHook = Callable[[dict[str, Any], Row], None]
@@ -124,7 +124,7 @@ class CaseBuilder:
             path: compile_template(t, f"mapping.files_template.{path}")
             for path, t in (m.files_template or {}).items()
         }
-        self.pattern = self._pattern(m.answer_pattern)
+        self.pattern = answer_pattern(m.answer_pattern)
         self.canon = CaseCanonicalizer()
         self.graders: list[Any] = []
         for i, g in enumerate(grader_templates):
@@ -150,18 +150,6 @@ class CaseBuilder:
         }
         self.skip_in_metadata = {f for f in mapped if f}
         self._hot = _HotFields(self)
-
-    @staticmethod
-    def _pattern(source: str | None) -> UserPattern | None:
-        if source is None:
-            return None
-        try:
-            return UserPattern(source)
-        except re.error as exc:
-            message = f"mapping.answer_pattern: not a regular expression: {exc}"
-            raise InvalidInput(
-                message, {"errors": [{"path": "mapping.answer_pattern", "message": message}]}
-            ) from exc
 
     def build(self, index: int, row: Row) -> dict[str, Any]:
         """The case dict for the row at 0-based ``index``. Raises RowError.

@@ -14,6 +14,8 @@ from typing import Any
 
 from benchbook.contracts.recipe import Mapping
 from benchbook.datasets.sources.base import Row
+from benchbook.errors import InvalidInput
+from benchbook.user_patterns import UserPattern
 
 _OWNER_REPO = re.compile(r"^[\w.-]+/[\w.-]+$")
 _TRUE = {"true", "yes", "y", "t"}
@@ -88,3 +90,21 @@ def git_url(value: str) -> str:
     if _OWNER_REPO.match(value):
         return f"https://github.com/{value}.git"
     return value
+
+
+def answer_pattern(source: str | None) -> UserPattern | None:
+    """A mapping's ``answer_pattern`` compiled (matched with a time bound: a pattern is data
+    a member may write), or None.
+
+    Raises:
+        InvalidInput: not a regular expression (``mapping.answer_pattern`` named).
+    """
+    if source is None:
+        return None
+    try:
+        return UserPattern(source)
+    except re.error as exc:
+        message = f"mapping.answer_pattern: not a regular expression: {exc}"
+        raise InvalidInput(
+            message, {"errors": [{"path": "mapping.answer_pattern", "message": message}]}
+        ) from exc

@@ -113,13 +113,11 @@ MAX_NAME_CHARS = 255
 
 
 def sent_name(raw: str) -> str:
-    """The name an upload is recorded under (a version's lineage, ``source.file``): its last
-    path component (a client's ``../../x.jsonl`` or ``C:\\data\\x.jsonl`` is ``x.jsonl``), control
-    characters (which could drive a terminal that prints the lineage) as ``?``, at most
-    :data:`MAX_NAME_CHARS` characters; ``upload`` when nothing (or ``.``, ``..``) is left."""
-    base = re.split(r"[/\\]", raw)[-1]
-    name = _CONTROL.sub("?", base)[:MAX_NAME_CHARS]
-    return name if name not in ("", ".", "..") else "upload"
+    """The name an upload is recorded under (a version's lineage, ``source.file``): as sent
+    (a folder picked whole sends each file's relative path, which the folder import reads and
+    refuses when unsafe), with control characters — which could drive a terminal that prints
+    the lineage — as ``?``, at most :data:`MAX_NAME_CHARS` characters (its end kept)."""
+    return _CONTROL.sub("?", raw)[-MAX_NAME_CHARS:]
 
 
 def _suffix(file_name: str) -> str:
